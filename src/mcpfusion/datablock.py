@@ -1,0 +1,63 @@
+"""The data block (SPEC §3): indented JSON, compact JSON or TOON, tag-neutralized."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import pydantic_core
+import toon_format
+
+from mcpfusion.errors import SerializationError
+from mcpfusion.wire.format import neutralize, neutralize_json
+
+DataFormat = Literal["json", "compact", "toon"]
+DATA_FORMATS: tuple[DataFormat, ...] = ("json", "compact", "toon")
+
+EMPTY_TEXT = "OK"
+"""What the data block says for ``None`` and ``""``."""
+
+
+def to_json(value: Any, *, indent: int | None = 2) -> str:
+    """Serializes ``value`` in the layout of ``JSON.stringify(value, null, 2)``.
+
+    Pydantic-core's serializer does the work: raw UTF-8, ``NaN``/``Infinity`` as ``null``,
+    models, dataclasses, datetimes, decimals, UUIDs, enums and sets as pydantic's JSON mode.
+
+    Raises:
+        SerializationError: if the value holds something that cannot be serialized.
+    """
+    try:
+        raw = pydantic_core.to_json(value, indent=indent, inf_nan_mode="null")
+    except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
+        raise SerializationError(f"the data cannot be serialized: {exc}") from exc
+    text = raw.decode()
+    # memchr-fast test: most payloads hold no "<" and skip the regex entirely.
+    return neutralize_json(text) if b"<" in raw else text
+
+
+def to_jsonable(value: Any) -> Any:
+    """Converts ``value`` to plain JSON-compatible Python, as pydantic's JSON mode does."""
+    try:
+        return pydantic_core.to_jsonable_python(value, inf_nan_mode="null")
+    except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
+        raise SerializationError(f"the data cannot be serialized: {exc}") from exc
+
+
+def to_toon(value: Any) -> str:
+    """Encodes ``value`` as TOON with the ``|`` delimiter, tag-neutralized (SPEC §10)."""
+    try:
+        text: str = toon_format.encode(to_jsonable(value), delimiter="|")
+    except (TypeError, ValueError) as exc:
+        raise SerializationError(f"the data cannot be encoded as TOON: {exc}") from exc
+    return neutralize(text)
+
+
+def render_data(value: Any, data_format: DataFormat = "json") -> str:
+    """Renders the text of a data block: a str verbatim, ``None``/``""`` as ``OK``."""
+    if isinstance(value, str):
+        return neutralize(value) if value else EMPTY_TEXT
+    if value is None:
+        return EMPTY_TEXT
+    if data_format == "toon":
+        return to_toon(value)
+    return to_json(value, indent=2 if data_format == "json" else None)

@@ -1,0 +1,182 @@
+"""The wire format: reserved tags, block templates, escaping, neutralization, fences, bullets."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Final
+
+UI_PASSTHROUGH: Final = "ui_passthrough"
+LLM_DIRECTIVES: Final = "llm_directives"
+DOMAIN_RULES: Final = "domain_rules"
+ACTION_SUGGESTIONS: Final = "action_suggestions"
+TOOL_ERROR: Final = "tool_error"
+VALIDATION_ERROR: Final = "validation_error"
+
+RESERVED_TAGS: Final = (
+    UI_PASSTHROUGH,
+    LLM_DIRECTIVES,
+    DOMAIN_RULES,
+    ACTION_SUGGESTIONS,
+    TOOL_ERROR,
+    VALIDATION_ERROR,
+)
+"""Tag names that only the framework may open or close (SPEC §7)."""
+
+BULLET_TAGS: Final = (LLM_DIRECTIVES, DOMAIN_RULES, ACTION_SUGGESTIONS)
+"""The bullet blocks, in the order they are emitted (SPEC §2, kinds 4 to 6)."""
+
+UI_WIDTHS: Final = frozenset({"full", "half", "third"})
+
+# A "<" that opens or closes a reserved tag: ASCII case-insensitive, optional "/".
+_RESERVED_OPEN = re.compile(
+    r"<(?=/?(?:" + "|".join(RESERVED_TAGS) + r"))", re.IGNORECASE | re.ASCII
+)
+# Every character str.splitlines() breaks on; a run of them folds to one space.
+_LINE_BREAKS = re.compile(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
+_BACKTICK_RUNS = re.compile(r"`{3,}")
+
+_ATTR_ESCAPES = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
+)
+_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;"})
+
+
+def neutralize(text: str) -> str:
+    """Writes every ``<`` that would open or close a reserved tag as ``&lt;``."""
+    if "<" not in text:
+        return text
+    return _RESERVED_OPEN.sub("&lt;", text)
+
+
+def neutralize_json(text: str) -> str:
+    """Writes every reserved-tag ``<`` of a JSON text as the escape ``\\u003c``.
+
+    In JSON a ``<`` can only occur inside a string, so the decoded value is unchanged.
+    """
+    if "<" not in text:
+        return text
+    return _RESERVED_OPEN.sub(r"\\u003c", text)
+
+
+def fold_lines(text: str) -> str:
+    """Replaces every run of line breaks with one space."""
+    return _LINE_BREAKS.sub(" ", text)
+
+
+def escape_attr(value: str) -> str:
+    """Escapes a value for an XML attribute (all five special characters)."""
+    return value.translate(_ATTR_ESCAPES)
+
+
+def escape_text(value: str) -> str:
+    """Escapes XML element text (``&`` and ``<``)."""
+    return value.translate(_TEXT_ESCAPES)
+
+
+def fence(lang: str, body: str) -> str:
+    """Fences ``body`` with a backtick run longer than any run inside it (CommonMark).
+
+    Raises:
+        ValueError: if ``lang`` holds a backtick or a line break.
+    """
+    if "`" in lang or fold_lines(lang) != lang:
+        raise ValueError(f"a fence language cannot hold backticks or line breaks: {lang!r}")
+    longest = max((len(run) for run in _BACKTICK_RUNS.findall(body)), default=0)
+    ticks = "`" * (longest + 1 if longest >= 3 else 3)
+    return f"{ticks}{lang}\n{body}\n{ticks}"
+
+
+def ui_passthrough(
+    type: str,
+    content: str,
+    *,
+    title: str = "",
+    width: str | None = None,
+    priority: int | None = None,
+) -> str:
+    """Renders one ``<ui_passthrough>`` block (SPEC §4.1); the content is neutralized."""
+    attrs = f' type="{escape_attr(type)}"'
+    if title:
+        attrs += f' title="{escape_attr(title)}"'
+    if width is not None:
+        attrs += f' width="{escape_attr(width)}"'
+    if priority is not None:
+        attrs += f' priority="{priority}"'
+    return f"<{UI_PASSTHROUGH}{attrs}>\n{neutralize(content)}\n</{UI_PASSTHROUGH}>"
+
+
+def bullet_entry(text: str) -> str:
+    """Returns ``text`` as it appears in a bullet line: line breaks folded, tags neutralized."""
+    return neutralize(fold_lines(text))
+
+
+def bullet_entries(entries: Iterable[str]) -> list[str]:
+    """Renders entries for a bullet block, dropping empty ones and later duplicates."""
+    seen: dict[str, None] = {}
+    for entry in entries:
+        line = bullet_entry(entry)
+        if line.strip():
+            seen.setdefault(line, None)
+    return list(seen)
+
+
+def bullet_block(tag: str, entries: Sequence[str]) -> str | None:
+    """Renders already-prepared entries as a bullet block, or ``None`` when there are none."""
+    if not entries:
+        return None
+    lines = "\n".join(f"- {entry}" for entry in entries)
+    return f"<{tag}>\n{lines}\n</{tag}>"
+
+
+def suggestion_entry(tool: str, reason: str) -> str:
+    """Formats one action suggestion as ``tool: reason``."""
+    return f"{tool}: {reason}"
+
+
+def tool_error(
+    code: str,
+    message: str,
+    *,
+    severity: str = "error",
+    recovery: str | None = None,
+    available_actions: Sequence[str] = (),
+    details: Mapping[str, object] | None = None,
+    retry_after: int | None = None,
+) -> str:
+    """Renders the ``<tool_error>`` envelope of SPEC §9."""
+    lines = [
+        f'<{TOOL_ERROR} code="{escape_attr(code)}" severity="{escape_attr(severity)}">',
+        f"<message>{escape_text(message)}</message>",
+    ]
+    if recovery:
+        lines.append(f"<recovery>{escape_text(recovery)}</recovery>")
+    if available_actions:
+        lines.append("<available_actions>")
+        lines.extend(f"  <action>{escape_text(a)}</action>" for a in available_actions)
+        lines.append("</available_actions>")
+    if details:
+        lines.append("<details>")
+        lines.extend(
+            f'  <detail key="{escape_attr(str(k))}">{escape_text(str(v))}</detail>'
+            for k, v in details.items()
+        )
+        lines.append("</details>")
+    if retry_after is not None:
+        lines.append(f"<retry_after>{retry_after} seconds</retry_after>")
+    lines.append(f"</{TOOL_ERROR}>")
+    return "\n".join(lines)
+
+
+VALIDATION_RECOVERY: Final = "Fix the fields above and call the tool again."
+
+
+def validation_error(action: str, fields: Sequence[tuple[str, str]]) -> str:
+    """Renders the ``<validation_error>`` envelope of SPEC §9 from ``(path, text)`` pairs."""
+    lines = [f'<{VALIDATION_ERROR} action="{escape_attr(action)}">']
+    lines.extend(
+        f'<field name="{escape_attr(name)}">{escape_text(text)}</field>' for name, text in fields
+    )
+    lines.append(f"<recovery>{VALIDATION_RECOVERY}</recovery>")
+    lines.append(f"</{VALIDATION_ERROR}>")
+    return "\n".join(lines)
