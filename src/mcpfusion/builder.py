@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
-
-from typing_extensions import Self
+from typing import Any, Self
 
 from mcpfusion.datablock import DATA_FORMATS, DataFormat, render_data
 from mcpfusion.response import ResponseView, Suggestion, ToolResponse, attach_view

@@ -21,6 +21,7 @@ __all__ = [
     "table",
 ]
 
+
 @dataclass(frozen=True, slots=True)
 class UIBlock:
     """One ``<ui_passthrough>`` block: a type, its content and optional layout metadata.
@@ -119,7 +120,7 @@ def table(
     return UIBlock("markdown", "\n".join(lines), title, width, priority)
 
 
-def list(  # noqa: A001  # the helper's public name is ui.list, as in the product
+def list(
     items: Iterable[Any],
     *,
     title: str = "",
@@ -143,4 +144,3 @@ def summary(
 ) -> UIBlock:
     """A one-line summary, prefixed with the summary marker."""
     return UIBlock("summary", f"📊 **Summary**: {text}", title, width, priority)
-

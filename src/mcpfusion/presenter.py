@@ -1,0 +1,341 @@
+"""Presenters: masked, limited, rule-carrying views of one domain entity (SPEC §5, §6, §11)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from mcpfusion import ui
+from mcpfusion.builder import ResponseBuilder
+from mcpfusion.datablock import DATA_FORMATS, DataFormat
+from mcpfusion.errors import DefinitionError, PresenterError
+from mcpfusion.masking import Mask
+from mcpfusion.response import Suggestion, ToolResponse
+from mcpfusion.ui import UIBlock
+
+F = TypeVar("F", bound=Callable[..., Any])
+_Call = Callable[[Any, Any], Any]
+
+
+def _two_args(fn: Callable[..., Any]) -> _Call:
+    """Adapts a callback taking ``(data)`` or ``(data, ctx)`` to ``(data, ctx)``."""
+    if not callable(fn):
+        raise DefinitionError(f"a Presenter callback must be callable; got {fn!r}")
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # builtins without a signature take one argument
+        return lambda data, ctx: fn(data)
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if any(p.kind is p.VAR_POSITIONAL for p in params) or len(positional) >= 2:
+        return fn
+    if len(positional) == 1:
+        return lambda data, ctx: fn(data)
+    raise DefinitionError(f"a Presenter callback takes (data) or (data, ctx): {fn!r}")
+
+
+def _many(value: Any, kind: type | tuple[type, ...], what: str) -> list[Any]:
+    """Normalizes a callback result: one value, an iterable of values, or nothing."""
+    if not value:
+        return []
+    items = [value] if isinstance(value, kind) else list(value)
+    for item in items:
+        if item and not isinstance(item, kind):
+            raise TypeError(f"a {what} callback returned {type(item).__name__}")
+    return [item for item in items if item]
+
+
+def suggest(tool: str, reason: str) -> Suggestion:
+    """A next action for the agent, for suggestion callbacks: ``suggest("billing.remind", ...)``."""
+    return Suggestion(tool, reason)
+
+
+@dataclass(slots=True)
+class _Parts:
+    """What a Presenter renders before ``_select`` and the build."""
+
+    data: Any
+    ui: list[UIBlock] = field(default_factory=list)
+    embeds: list[UIBlock] = field(default_factory=list)
+    directives: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    suggestions: list[Suggestion] = field(default_factory=list)
+
+    def merge_child(self, child: _Parts, *, with_ui: bool) -> None:
+        if with_ui:
+            self.embeds.extend(child.ui)
+            self.embeds.extend(child.embeds)
+        self.directives.extend(child.directives)
+        self.rules.extend(child.rules)
+        self.suggestions.extend(child.suggestions)
+
+
+class Presenter:
+    """The view of one domain entity, shared by every action that returns it.
+
+    The schema is the egress whitelist: fields it does not declare never leave the process.
+    Static parts go in the constructor; callbacks are registered with decorators::
+
+        invoice_view = Presenter("Invoice", InvoiceModel, rules=["amount_cents is in CENTS."])
+
+        @invoice_view.ui
+        def chart(invoice):
+            return ui.echarts({...}, title="Revenue by month")
+
+    Callbacks take ``(data)`` or ``(data, ctx)``; ``data`` is the masked data. Item
+    callbacks (``rules``, ``ui``, ``suggest``) run for a single object; collection
+    callbacks run once for a list. A callback may return one value, several, or ``None``.
+
+    Args:
+        name: the entity's name, used in error messages.
+        schema: the pydantic model whose declared fields may be sent.
+        limit: the agent limit: a list is cut to its first ``limit`` items.
+        rules: static domain rules, sent with every response.
+        directives: static ``<llm_directives>`` entries.
+        data_format: ``"json"`` (indented, default), ``"compact"`` or ``"toon"``.
+        truncation_notice: ``(hidden) -> UIBlock``, replacing the default notice.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        schema: type[BaseModel],
+        *,
+        limit: int | None = None,
+        rules: Sequence[str] = (),
+        directives: Sequence[str] = (),
+        data_format: DataFormat = "json",
+        truncation_notice: Callable[[int], UIBlock] | None = None,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise DefinitionError("a Presenter needs a non-empty name")
+        if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+            raise DefinitionError(f"Presenter '{name}': schema must be a pydantic model class")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+            raise DefinitionError(f"Presenter '{name}': limit must be an int; got {limit!r}")
+        if limit is not None and limit < 0:
+            raise DefinitionError(f"Presenter '{name}': limit cannot be negative; got {limit}")
+        if data_format not in DATA_FORMATS:
+            raise DefinitionError(f"Presenter '{name}': data_format must be one of {DATA_FORMATS}")
+        for text in (*rules, *directives):
+            if not isinstance(text, str):
+                raise DefinitionError(f"Presenter '{name}': static rules are strings")
+        self.name = name
+        self.schema = schema
+        self.limit = limit
+        self.data_format: DataFormat = data_format
+        self._mask = Mask(schema)
+        self._static_rules = tuple(rules)
+        self._static_directives = tuple(directives)
+        self._notice = truncation_notice
+        self._embeds: dict[str, Presenter] = {}
+        self._callbacks: dict[str, list[_Call]] = {
+            kind: []
+            for kind in (
+                "rules",
+                "collection_rules",
+                "ui",
+                "collection_ui",
+                "suggest",
+                "collection_suggest",
+                "directives",
+            )
+        }
+
+    def __repr__(self) -> str:
+        return f"Presenter({self.name!r}, {self.schema.__name__})"
+
+    # -- registration --------------------------------------------------------------------
+
+    def _register(self, kind: str, fn: F) -> F:
+        self._callbacks[kind].append(_two_args(fn))
+        return fn
+
+    def rules(self, fn: F) -> F:
+        """Registers dynamic rules for a single object: ``fn(data[, ctx]) -> str | [str]``."""
+        return self._register("rules", fn)
+
+    def collection_rules(self, fn: F) -> F:
+        """Registers dynamic rules computed once for a whole list."""
+        return self._register("collection_rules", fn)
+
+    def ui(self, fn: F) -> F:
+        """Registers UI blocks for a single object: ``fn(data[, ctx]) -> UIBlock | [UIBlock]``."""
+        return self._register("ui", fn)
+
+    def collection_ui(self, fn: F) -> F:
+        """Registers UI blocks computed once for a whole list."""
+        return self._register("collection_ui", fn)
+
+    def suggest(self, fn: F) -> F:
+        """Registers next actions for a single object: ``fn(...) -> Suggestion | [...]``."""
+        return self._register("suggest", fn)
+
+    def collection_suggest(self, fn: F) -> F:
+        """Registers next actions computed once for a whole list."""
+        return self._register("collection_suggest", fn)
+
+    def directives(self, fn: F) -> F:
+        """Registers dynamic ``<llm_directives>`` entries, for objects and lists alike."""
+        return self._register("directives", fn)
+
+    def truncation_notice(self, fn: Callable[[int], UIBlock]) -> Callable[[int], UIBlock]:
+        """Replaces the default truncation notice with ``fn(hidden) -> UIBlock``."""
+        self._notice = fn
+        return fn
+
+    def embed(self, key: str, child: Presenter) -> Presenter:
+        """Makes ``child`` own the value at ``key`` (SPEC §6); returns ``self`` for chaining.
+
+        Raises:
+            DefinitionError: on a bad key, a key embedded twice, or a cycle.
+        """
+        if not isinstance(key, str) or not key:
+            raise DefinitionError(f"Presenter '{self.name}': embed key must be a non-empty str")
+        if not isinstance(child, Presenter):
+            raise DefinitionError(f"Presenter '{self.name}': embed '{key}' needs a Presenter")
+        if key in self._embeds:
+            raise DefinitionError(f"Presenter '{self.name}': '{key}' is already embedded")
+        if child is self or child._reaches(self):
+            raise DefinitionError(
+                f"Presenter '{self.name}': embedding '{child.name}' at '{key}' makes a cycle"
+            )
+        self._embeds[key] = child
+        return self
+
+    def _reaches(self, target: Presenter) -> bool:
+        return any(c is target or c._reaches(target) for c in self._embeds.values())
+
+    @property
+    def select_keys(self) -> tuple[str, ...]:
+        """The top-level keys of the data block: schema fields, then embed-only keys."""
+        extra = tuple(key for key in self._embeds if key not in self._mask.keys)
+        return self._mask.keys + extra
+
+    # -- rendering -----------------------------------------------------------------------
+
+    def present(
+        self, data: Any, ctx: Any = None, select: Iterable[str] | None = None
+    ) -> ToolResponse:
+        """Renders ``data`` through the SPEC §5.1 pipeline into a built response.
+
+        Raises:
+            PresenterError: if the data does not fit the schema.
+        """
+        return self.builder(data, ctx, select).build()
+
+    def builder(
+        self, data: Any, ctx: Any = None, select: Iterable[str] | None = None
+    ) -> ResponseBuilder:
+        """Like ``present`` but returns the builder, for a caller that adds more parts."""
+        parts = self._render(data, ctx)
+        builder = ResponseBuilder(self._select(parts.data, select), data_format=self.data_format)
+        builder.ui(*parts.ui).embed(*parts.embeds).directive(*parts.directives)
+        return builder.rule(*parts.rules).suggestion(*parts.suggestions)
+
+    def _render(self, data: Any, ctx: Any) -> _Parts:
+        if data is None:
+            return _Parts(None, directives=[*self._static_directives], rules=[*self._static_rules])
+        if isinstance(data, list | tuple):
+            return self._render_collection(data, ctx)
+        masked = self._masked_one(data)
+        parts = _Parts(masked)
+        for key, child in self._embeds.items():
+            raw = _read(data, key)
+            if raw is not None:
+                sub = child._render(raw, ctx)
+                masked[key] = sub.data
+                parts.merge_child(sub, with_ui=True)
+        self._callbacks_into(parts, ctx, collection=False)
+        return parts
+
+    def _render_collection(self, rows: Sequence[Any], ctx: Any) -> _Parts:
+        hidden = 0
+        if self.limit is not None and len(rows) > self.limit:
+            hidden = len(rows) - self.limit
+            rows = rows[: self.limit]  # before masking: dropped rows are never validated
+        masked = self._masked_many(rows)
+        parts = _Parts(masked)
+        if hidden:
+            parts.ui.append(self._truncation_block(len(masked), hidden))
+        for key, child in self._embeds.items():
+            for raw_row, row in zip(rows, masked, strict=True):
+                raw = _read(raw_row, key)
+                if raw is not None:
+                    sub = child._render(raw, ctx)
+                    row[key] = sub.data
+                    parts.merge_child(sub, with_ui=False)
+        self._callbacks_into(parts, ctx, collection=True)
+        return parts
+
+    def _truncation_block(self, shown: int, hidden: int) -> UIBlock:
+        if self._notice is not None:
+            return self._notice(hidden)
+        return ui.summary(
+            f"⚠️ Dataset truncated. {shown} shown, {hidden} hidden. Use filters to narrow results."
+        )
+
+    def _callbacks_into(self, parts: _Parts, ctx: Any, *, collection: bool) -> None:
+        # Children's entries were merged first; the parent's own go before them.
+        prefix = "collection_" if collection else ""
+        data = parts.data
+        parts.ui[len(parts.ui) :] = [
+            block
+            for fn in self._callbacks[f"{prefix}ui"]
+            for block in _many(fn(data, ctx), UIBlock, "ui")
+        ]
+        parts.directives[:0] = [*self._static_directives] + [
+            text
+            for fn in self._callbacks["directives"]
+            for text in _many(fn(data, ctx), str, "directives")
+        ]
+        parts.rules[:0] = [*self._static_rules] + [
+            text
+            for fn in self._callbacks[f"{prefix}rules"]
+            for text in _many(fn(data, ctx), str, "rules")
+        ]
+        parts.suggestions[:0] = [
+            item
+            for fn in self._callbacks[f"{prefix}suggest"]
+            for item in _many(fn(data, ctx), Suggestion, "suggest")
+        ]
+
+    def _select(self, data: Any, select: Iterable[str] | None) -> Any:
+        if not select or data is None:
+            return data
+        wanted = set(select)
+        keys = [key for key in self.select_keys if key in wanted]
+        if isinstance(data, list):
+            return [{k: row[k] for k in keys if k in row} for row in data]
+        return {k: data[k] for k in keys if k in data}
+
+    def _masked_one(self, item: Any) -> dict[str, Any]:
+        try:
+            return self._mask.one(item)
+        except ValidationError as exc:
+            raise self._error(exc, collection=False) from None
+
+    def _masked_many(self, rows: Sequence[Any]) -> list[dict[str, Any]]:
+        try:
+            return self._mask.many(rows)
+        except ValidationError as exc:
+            raise self._error(exc, collection=True) from None
+
+    def _error(self, exc: ValidationError, *, collection: bool) -> PresenterError:
+        first = exc.errors(include_url=False, include_input=False)[0]
+        loc = list(first["loc"])
+        index = loc.pop(0) if collection and loc and isinstance(loc[0], int) else None
+        path = ".".join(str(part) for part in loc)
+        return PresenterError(
+            self.name, index if isinstance(index, int) else None, path, first["msg"]
+        )
+
+
+def _read(item: Any, key: str) -> Any:
+    """Reads ``key`` from a raw item: a mapping key or an attribute."""
+    if isinstance(item, dict):
+        return item.get(key)
+    return getattr(item, key, None)
