@@ -1,0 +1,266 @@
+"""An action: a handler, the pydantic model of its parameters, and how its result is sent."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import typing
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import anyio.to_thread
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from mcpfusion.builder import ResponseBuilder, as_response
+from mcpfusion.context import Context, Request
+from mcpfusion.errors import DefinitionError
+from mcpfusion.presenter import Presenter
+from mcpfusion.response import ToolResponse
+from mcpfusion.structured import OutputSchema
+
+NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+"""Names MCP allows for tools; action names follow the same rule."""
+
+_PARAMS_CONFIG: Final = ConfigDict(extra="forbid", protected_namespaces=())
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter of a handler as agents see it.
+
+    Attributes:
+        name: the handler's parameter name.
+        field: the field of the parameters model (differs when ``name`` would shadow a
+            ``BaseModel`` attribute such as ``json``).
+        wire: the argument name agents send (the field's alias, else ``name``).
+        required: whether the agent must send it.
+    """
+
+    name: str
+    field: str
+    wire: str
+    required: bool
+
+
+class Action:
+    """One operation of a tool. Created by ``Tool.action``; not usually built by hand.
+
+    Raises:
+        DefinitionError: on a bad name, contradictory options, or a handler signature that
+            cannot be described to an agent.
+    """
+
+    def __init__(
+        self,
+        tool: str,
+        name: str,
+        handler: Callable[..., Any],
+        *,
+        description: str = "",
+        returns: Presenter | None = None,
+        output_schema: Any = None,
+        read_only: bool = False,
+        destructive: bool = False,
+        idempotent: bool = False,
+        context_type: type | None = None,
+        reserved: Collection[str] = (),
+    ) -> None:
+        owner = f"{tool}/{name}"
+        if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+            raise DefinitionError(
+                f"action name {name!r} of tool '{tool}' must be 1-64 letters, digits or _.-"
+            )
+        if not callable(handler):
+            raise DefinitionError(f"{owner}: the handler must be callable; got {handler!r}")
+        if not isinstance(description, str):
+            raise DefinitionError(f"{owner}: description must be a str")
+        if returns is not None and not isinstance(returns, Presenter):
+            raise DefinitionError(f"{owner}: returns= takes a Presenter; got {returns!r}")
+        if returns is not None and output_schema is not None:
+            raise DefinitionError(
+                f"{owner}: pass either returns= (a Presenter) or output_schema= (structured "
+                "output), not both; Presenters never produce structuredContent."
+            )
+        for flag, value in (
+            ("read_only", read_only),
+            ("destructive", destructive),
+            ("idempotent", idempotent),
+        ):
+            if not isinstance(value, bool):
+                raise DefinitionError(f"{owner}: {flag} must be True or False; got {value!r}")
+        if read_only and destructive:
+            raise DefinitionError(f"{owner}: an action cannot be both read_only and destructive")
+        self.tool = tool
+        self.name = name
+        self.handler = handler
+        self.description = description
+        self.presenter = returns
+        self.output = OutputSchema(output_schema, owner) if output_schema is not None else None
+        self.read_only = read_only
+        self.destructive = destructive
+        # A read-only action changes nothing, so repeating it changes nothing either.
+        self.idempotent = idempotent or read_only
+        self.is_async = _is_async(handler)
+        fields, names, injected = _signature(owner, handler, context_type, reserved)
+        self.injected: tuple[tuple[str, type], ...] = injected
+        self.params_model = _model(owner, fields)
+        self.params = tuple(
+            Param(
+                name=names[field],
+                field=field,
+                wire=info.alias or field,
+                required=info.is_required(),
+            )
+            for field, info in self.params_model.model_fields.items()
+        )
+
+    def __repr__(self) -> str:
+        return f"Action({self.tool!r}, {self.name!r})"
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The argument names an agent must send, in signature order."""
+        return tuple(p.wire for p in self.params if p.required)
+
+    @property
+    def select_keys(self) -> tuple[str, ...]:
+        """The top-level keys of this action's response schema; empty without one."""
+        if self.presenter is not None:
+            return self.presenter.select_keys
+        if self.output is not None:
+            return self.output.keys
+        return ()
+
+    def parse(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Validates the arguments and returns the handler's keyword arguments.
+
+        Raises:
+            pydantic.ValidationError: if they do not fit the parameters.
+        """
+        model = self.params_model.model_validate(arguments)
+        return {p.name: getattr(model, p.field) for p in self.params}
+
+    async def invoke(self, kwargs: dict[str, Any], request: Request, context: Any) -> Any:
+        """Runs the handler; a sync handler runs in a worker thread."""
+        for name, kind in self.injected:
+            kwargs[name] = Context(request) if _needs_base(context, kind) else context
+        if self.is_async:
+            return await self.handler(**kwargs)
+        result = await anyio.to_thread.run_sync(functools.partial(self.handler, **kwargs))
+        return await result if inspect.isawaitable(result) else result
+
+    def respond(self, value: Any, context: Any, select: Sequence[str] | None) -> ToolResponse:
+        """Turns the handler's value into the response, by the one wrapping rule (SPEC §13).
+
+        Raises:
+            PresenterError, SerializationError, OutputMismatchError: server defects.
+        """
+        if self.output is not None:
+            if value is None or isinstance(value, ToolResponse | ResponseBuilder):
+                response = as_response(value)
+                self.output.check(response)
+                return response
+            return self.output.respond(value, select)
+        if self.presenter is not None:
+            presenter = self.presenter
+            return as_response(value, lambda data: presenter.present(data, context, select))
+        return as_response(value)
+
+
+def _is_async(handler: Callable[..., Any]) -> bool:
+    call = getattr(handler, "__call__", None)  # noqa: B004 - objects with an async __call__
+    return inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(call)
+
+
+def _needs_base(context: Any, kind: type) -> bool:
+    """Whether a ``Context`` parameter needs the framework's own, not the app's object."""
+    return kind is Context and not isinstance(context, Context)
+
+
+_Fields = dict[str, tuple[Any, Any]]
+
+
+def _signature(
+    owner: str, handler: Callable[..., Any], context_type: type | None, reserved: Collection[str]
+) -> tuple[_Fields, dict[str, str], tuple[tuple[str, type], ...]]:
+    """Reads a handler's parameters: model fields, field-to-parameter names, context ones."""
+    try:
+        signature = inspect.signature(handler)
+    except (TypeError, ValueError) as exc:
+        raise DefinitionError(f"{owner}: cannot read the handler's signature ({exc})") from exc
+    try:
+        hints = typing.get_type_hints(handler, include_extras=True)
+    except Exception as exc:  # NameError and friends from unresolvable string annotations
+        raise DefinitionError(
+            f"{owner}: cannot resolve the handler's type hints ({exc}); define the types it "
+            "names at module level so they can be found."
+        ) from exc
+    fields: _Fields = {}
+    names: dict[str, str] = {}
+    injected: list[tuple[str, type]] = []
+    for param in signature.parameters.values():
+        name = param.name
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise DefinitionError(
+                f"{owner}: *{name} cannot be described to an agent; declare each parameter"
+            )
+        if param.kind is param.POSITIONAL_ONLY:
+            raise DefinitionError(f"{owner}: parameter '{name}' is positional-only; drop the /")
+        annotation = hints.get(name, Any)
+        kind = _context_kind(annotation, context_type)
+        if kind is not None:
+            injected.append((name, kind))
+            continue
+        if name.startswith("_"):
+            raise DefinitionError(
+                f"{owner}: parameter '{name}' starts with '_', which is reserved for the "
+                "framework (as in _select); rename it."
+            )
+        if name in reserved:
+            raise DefinitionError(
+                f"{owner}: parameter '{name}' is reserved in a grouped tool (it selects the "
+                "action); rename it."
+            )
+        field = name
+        while hasattr(BaseModel, field) or field in fields:
+            field += "_"  # the wire keeps `name` through the alias
+        default = Field(alias=name) if field != name else ...
+        if param.default is not param.empty:
+            default = Field(param.default, alias=name) if field != name else param.default
+        fields[field] = (annotation, default)
+        names[field] = name
+    return fields, names, tuple(injected)
+
+
+def _context_kind(annotation: Any, context_type: type | None) -> type | None:
+    """The class a context parameter asks for, or ``None`` for an ordinary parameter."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation = annotation.__origin__
+    if not isinstance(annotation, type):
+        return None
+    if issubclass(annotation, Context):
+        return annotation
+    if context_type is not None and annotation is not object:
+        try:
+            if issubclass(context_type, annotation):
+                return annotation
+        except TypeError:  # protocols that are not runtime-checkable
+            return None
+    return None
+
+
+def _model(owner: str, fields: _Fields) -> type[BaseModel]:
+    try:
+        model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+            f"{owner.replace('/', '__')}__params", __config__=_PARAMS_CONFIG, **fields
+        )
+    except Exception as exc:  # pydantic's schema errors for types it cannot handle
+        raise DefinitionError(
+            f"{owner}: a parameter type cannot be validated from JSON ({exc}). Use JSON "
+            "types, pydantic models, enums or Literal; to receive the request context, "
+            "annotate the parameter with mcpfusion.Context or your context factory's "
+            "return type."
+        ) from exc
+    return model

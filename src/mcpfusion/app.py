@@ -1,0 +1,230 @@
+"""The application: its tools, ``tools/list``, and the call path of ``tools/call``."""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import typing
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from pydantic import ValidationError
+
+from mcpfusion.action import Action
+from mcpfusion.context import Context, ContextFactory, Progress, Request
+from mcpfusion.errors import DefinitionError
+from mcpfusion.failures import from_exception, missing_discriminator, unknown_action, unknown_tool
+from mcpfusion.response import ToolResponse
+from mcpfusion.schema import DISCRIMINATOR, SELECT
+from mcpfusion.tool import Definition, Exposition, Route, Tool
+from mcpfusion.validation import (
+    arguments_problem,
+    field_problems,
+    select_problems,
+    validation_failure,
+)
+
+_NO_META: Mapping[str, Any] = MappingProxyType({})
+
+
+class Fusion:
+    """An MCP server's application: its name, its tools and how each call is answered.
+
+    Example::
+
+        app = Fusion("billing-server", version="1.0.0")
+        billing = app.tool("billing", description="Invoices and payments.")
+
+    Args:
+        name: the server name announced to clients.
+        version: the server version announced to clients.
+        instructions: optional instructions for the client's model.
+        context: a factory called with the ``Request`` of each call, after validation;
+            handlers and Presenter callbacks receive what it returns. ``Context`` by
+            default; it may be a ``Context`` subclass, or return an awaitable.
+
+    The adapter's seam: ``name``, ``version``, ``instructions``, ``list_tools()`` and
+    ``call_tool()``. The core never imports the MCP SDK.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        version: str = "0.1.0",
+        instructions: str | None = None,
+        context: ContextFactory | None = None,
+    ) -> None:
+        if not isinstance(name, str) or not name.strip():
+            raise DefinitionError("a Fusion app needs a non-empty name")
+        if not isinstance(version, str) or not version:
+            raise DefinitionError(f"app '{name}': version must be a non-empty str")
+        if instructions is not None and not isinstance(instructions, str):
+            raise DefinitionError(f"app '{name}': instructions must be a str or None")
+        if context is not None and not callable(context):
+            raise DefinitionError(f"app '{name}': context must be a callable factory")
+        self.name = name
+        self.version = version
+        self.instructions = instructions
+        self._factory: ContextFactory = context or Context
+        self._context_type = _product_type(self._factory)
+        self._tools: dict[str, Tool] = {}
+        self._definitions: tuple[Definition, ...] | None = None
+        self._routes: dict[str, Route] = {}
+
+    def __repr__(self) -> str:
+        return f"Fusion({self.name!r}, tools={list(self._tools)})"
+
+    def tool(
+        self,
+        name: str,
+        *,
+        description: str = "",
+        exposition: Exposition = "grouped",
+        separator: str = "_",
+    ) -> Tool:
+        """Creates a tool; declare its actions with ``@tool.action(...)``.
+
+        Args:
+            name: the MCP tool name (grouped) or the prefix of each action's (flat).
+            description: what the tool is for; the first line of its description.
+            exposition: ``"grouped"`` (one MCP tool with an ``action`` argument) or
+                ``"flat"`` (one MCP tool per action, named ``{tool}{separator}{action}``).
+            separator: joins tool and action names in flat exposition.
+
+        Raises:
+            DefinitionError: on a duplicate or disallowed name, or a bad option.
+        """
+        if name in self._tools:
+            raise DefinitionError(f"app '{self.name}' already has a tool '{name}'")
+        tool = Tool(
+            name,
+            description=description,
+            exposition=exposition,
+            separator=separator,
+            context_type=self._context_type,
+            on_change=self._changed,
+        )
+        self._tools[name] = tool
+        self._changed()
+        return tool
+
+    @property
+    def tools(self) -> Mapping[str, Tool]:
+        """The tools, by name, in definition order."""
+        return MappingProxyType(self._tools)
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """Exactly the MCP ``Tool`` objects of ``tools/list``, as JSON-compatible dicts.
+
+        Raises:
+            DefinitionError: if a tool is incomplete (no actions, nothing to ``_select``)
+                or two tools end up with one MCP name.
+        """
+        return copy.deepcopy([d.spec for d in self._define()])
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        progress: Progress | None = None,
+        meta: Mapping[str, Any] | None = None,
+        context: ContextFactory | None = None,
+    ) -> ToolResponse:
+        """Answers one ``tools/call``; every problem the model should read is a result.
+
+        Args:
+            name: the MCP tool name.
+            arguments: the call's arguments.
+            progress: receives ``(done, total, message)`` reports from ``ctx.progress``.
+            meta: the request metadata, exposed as ``Request.meta``.
+            context: a factory used instead of the app's for this call (tests use it).
+
+        Cancellation (``asyncio.CancelledError``, anyio's cancel scopes) propagates.
+        """
+        if self._definitions is None:
+            self._define()
+        route = self._routes.get(name)
+        if route is None:
+            return unknown_tool(name, list(self._routes))
+        tool, action = route.tool, route.action
+        if not isinstance(arguments, Mapping | None):
+            target = f"{tool.name}/{action.name}" if action else tool.name
+            return validation_failure(target, [arguments_problem(arguments)])
+        args = dict(arguments) if arguments else {}
+        if action is None:
+            if DISCRIMINATOR not in args:
+                return missing_discriminator(tool.name, list(tool.actions))
+            chosen = args.pop(DISCRIMINATOR)
+            action = tool.get(chosen) if isinstance(chosen, str) else None
+            if action is None:
+                return unknown_action(tool.name, chosen, list(tool.actions))
+        request = Request(tool.name, action.name, meta or _NO_META, progress)
+        return await self._run(tool, action, args, request, context or self._factory)
+
+    async def _run(
+        self,
+        tool: Tool,
+        action: Action,
+        args: dict[str, Any],
+        request: Request,
+        factory: ContextFactory,
+    ) -> ToolResponse:
+        problems = []
+        select: list[str] | None = None
+        if tool.select_enabled and SELECT in args:
+            raw = args.pop(SELECT)
+            problems = select_problems(raw, tool.select_keys)
+            select = None if problems else raw
+        try:
+            kwargs = action.parse(args)
+        except ValidationError as exc:
+            accepted = [p.wire for p in action.params]
+            if tool.select_enabled:
+                accepted.append(SELECT)
+            problems = field_problems(exc, args, accepted) + problems
+        if problems:
+            return validation_failure(f"{tool.name}/{action.name}", problems)
+        try:
+            context = factory(request)
+            if inspect.isawaitable(context):
+                context = await context
+            value = await action.invoke(kwargs, request, context)
+            return action.respond(value, context, select)
+        except Exception as exc:  # everything but cancellation becomes a result
+            return from_exception(exc, tool.name, action.name)
+
+    def _define(self) -> tuple[Definition, ...]:
+        if self._definitions is not None:
+            return self._definitions
+        definitions = [d for tool in self._tools.values() for d in tool.definitions()]
+        routes: dict[str, Route] = {}
+        for definition in definitions:
+            if definition.name in routes:
+                raise DefinitionError(
+                    f"app '{self.name}': two tools are listed as '{definition.name}'; rename "
+                    "one (a flat tool's actions are listed as {tool}{separator}{action})"
+                )
+            routes[definition.name] = definition.route
+        self._routes = routes
+        self._definitions = tuple(definitions)
+        return self._definitions
+
+    def _changed(self) -> None:
+        self._definitions = None
+
+
+def _product_type(factory: ContextFactory) -> type | None:
+    """The class a context factory returns, when it says so (for parameter injection)."""
+    if isinstance(factory, type):
+        product: Any = factory
+    else:
+        try:
+            product = typing.get_type_hints(factory).get("return")
+        except Exception:  # an unresolvable hint only means no injection by that type
+            return None
+    if not isinstance(product, type) or product.__module__ in ("builtins", "typing"):
+        return None  # `dict` or `str` would capture ordinary parameters of that type
+    return product

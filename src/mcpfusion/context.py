@@ -1,0 +1,91 @@
+"""The per-call request and the context object handlers and Presenter callbacks receive."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+"""Receives ``(done, total, message)`` progress reports; the adapter forwards them to MCP."""
+
+ContextFactory = Callable[["Request"], Any]
+"""Builds the context of one call from its ``Request``; may return an awaitable."""
+
+_NO_META: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One tool call as the framework sees it, after routing and input validation.
+
+    Attributes:
+        tool: the tool's name (for a flat tool, the name it was defined with).
+        action: the action's name.
+        meta: the request's metadata as the transport delivered it (may be empty).
+        on_progress: where progress reports go, or ``None`` when the client asked for none.
+    """
+
+    tool: str
+    action: str
+    meta: Mapping[str, Any] = field(default_factory=lambda: _NO_META)
+    on_progress: Progress | None = None
+
+    async def progress(
+        self, done: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Reports progress; a no-op when the client did not ask for progress."""
+        if self.on_progress is not None:
+            await self.on_progress(done, total, message)
+
+
+class Context:
+    """The default request context: which call this is, and progress reporting.
+
+    A handler receives it by declaring a parameter annotated ``Context``. Apps that need
+    more (a database session, the caller's identity) subclass it and pass the subclass as
+    the app's context factory, which is called with the ``Request``::
+
+        class BillingContext(Context):
+            def __init__(self, request: Request) -> None:
+                super().__init__(request)
+                self.db = connect()
+
+        app = Fusion("billing", context=BillingContext)
+
+    A factory may also return an object of its own type; handlers then receive it by
+    annotating a parameter with that type (declare the factory's return type).
+    """
+
+    __slots__ = ("__dict__", "request")
+
+    def __init__(self, request: Request) -> None:
+        self.request = request
+
+    @property
+    def tool(self) -> str:
+        """The name of the tool being called."""
+        return self.request.tool
+
+    @property
+    def action(self) -> str:
+        """The name of the action being called."""
+        return self.request.action
+
+    @property
+    def meta(self) -> Mapping[str, Any]:
+        """The request's metadata."""
+        return self.request.meta
+
+    async def progress(
+        self, done: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Reports progress to the client, e.g. ``await ctx.progress(3, 10, "Fetching")``.
+
+        A no-op when the client did not ask for progress, so handlers can always call it.
+        """
+        await self.request.progress(done, total, message)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(tool={self.tool!r}, action={self.action!r})"

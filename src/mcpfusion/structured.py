@@ -1,0 +1,178 @@
+"""Structured output (SPEC §12): an action's output schema, its check and its wrapping."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic.json_schema import GenerateJsonSchema
+
+from mcpfusion.errors import DefinitionError, FusionError
+from mcpfusion.response import ToolResponse, success_structured
+
+RESULT_KEY = "result"
+"""The key a value that is not an object is wrapped under (SPEC §12)."""
+
+
+class QuietJsonSchema(GenerateJsonSchema):
+    """Pydantic's JSON Schema without the titles it derives from field names.
+
+    ``"title": "Invoice Id"`` next to ``invoice_id`` only costs tokens in every agent
+    prompt; titles set explicitly with ``Field(title=...)`` are kept.
+    """
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+
+class OutputMismatchError(FusionError):
+    """A handler's value does not fit its action's output schema (a server defect)."""
+
+    code = "INTERNAL_ERROR"
+
+
+class OutputSchema:
+    """The output schema of one action: what ``tools/list`` advertises and what is sent.
+
+    Args:
+        schema: a pydantic model class, or any type pydantic can validate.
+        owner: ``tool/action``, for error messages.
+    """
+
+    __slots__ = ("_adapter", "json_schema", "keys", "wrapped")
+
+    def __init__(self, schema: Any, owner: str) -> None:
+        try:
+            self._adapter: TypeAdapter[Any] = TypeAdapter(schema)
+            inner = self._adapter.json_schema(
+                mode="serialization", schema_generator=QuietJsonSchema
+            )
+        except Exception as exc:  # pydantic raises several types for unusable schemas
+            raise DefinitionError(
+                f"{owner}: output_schema={schema!r} is not a type pydantic can describe "
+                f"({exc}); pass a pydantic model class."
+            ) from exc
+        inner = _inline_top_ref(inner)
+        self.wrapped = inner.get("type") != "object"
+        if self.wrapped:
+            defs = inner.pop("$defs", None)
+            outer: dict[str, Any] = {
+                "type": "object",
+                "properties": {RESULT_KEY: inner},
+                "required": [RESULT_KEY],
+            }
+            if defs:
+                outer["$defs"] = defs
+            self.json_schema = outer
+            self.keys: tuple[str, ...] = ()
+        else:
+            self.json_schema = inner
+            self.keys = tuple(inner.get("properties", {}))
+
+    def advertised(self, *, selectable: bool) -> dict[str, Any]:
+        """The ``outputSchema`` for ``tools/list``.
+
+        With ``_select`` enabled the agent may ask for a subset of the top-level keys, so
+        none of them can be promised: the top-level ``required`` list is left out.
+        """
+        if not (selectable and self.keys and "required" in self.json_schema):
+            return self.json_schema
+        return {k: v for k, v in self.json_schema.items() if k != "required"}
+
+    def respond(self, value: Any, select: Sequence[str] | None) -> ToolResponse:
+        """Validates a handler's value and returns it as ``success_structured``.
+
+        Raises:
+            OutputMismatchError: if the value does not fit the schema.
+        """
+        try:
+            checked = self._adapter.validate_python(value, from_attributes=True)
+        except ValidationError as exc:
+            raise OutputMismatchError(f"the value does not match the output schema: {exc}") from exc
+        dumped = self._adapter.dump_python(checked, mode="json", by_alias=True)
+        structured = {RESULT_KEY: dumped} if self.wrapped else dumped
+        if select:
+            wanted = frozenset(select)
+            structured = {k: v for k, v in structured.items() if k in wanted}
+        return success_structured(structured)
+
+    def check(self, response: ToolResponse) -> None:
+        """Checks the structured content of a response the handler built itself.
+
+        Raises:
+            OutputMismatchError: if it is missing or does not fit the schema.
+        """
+        if response.is_error:
+            return
+        content = response.structured_content
+        if content is None:
+            raise OutputMismatchError(
+                "an action with an output schema must return its data or "
+                "success_structured(...), not a response without structured content"
+            )
+        try:
+            if self.wrapped:
+                if set(content) != {RESULT_KEY}:
+                    raise OutputMismatchError(f"structured content must be {{{RESULT_KEY!r}: …}}")
+                self._adapter.validate_python(content[RESULT_KEY])
+            else:
+                self._adapter.validate_python(content)
+        except ValidationError as exc:
+            raise OutputMismatchError(f"the value does not match the output schema: {exc}") from exc
+
+
+def _inline_top_ref(schema: dict[str, Any]) -> dict[str, Any]:
+    """Inlines the top-level ``$ref`` pydantic emits for a self-referencing model."""
+    ref = schema.get("$ref")
+    defs = schema.get("$defs", {})
+    if not isinstance(ref, str) or set(schema) != {"$ref", "$defs"}:
+        return schema
+    target = defs.get(ref.rsplit("/", 1)[-1])
+    if not isinstance(target, dict) or target.get("type") != "object":
+        return schema
+    return {**target, "$defs": defs}
+
+
+def merged_output_schema(schemas: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One ``outputSchema`` for the actions of a grouped tool.
+
+    The schema itself when every action declares the same one; otherwise an object that is
+    any of them, with their ``$defs`` hoisted to the top (renamed where two differ).
+    """
+    first = schemas[0]
+    if all(schema == first for schema in schemas[1:]):
+        return first
+    defs: dict[str, Any] = {}
+    branches = []
+    for schema in schemas:
+        branch = dict(schema)
+        own: dict[str, Any] = branch.pop("$defs", {})
+        renames: dict[str, str] = {}
+        for name, definition in own.items():
+            target, n = name, 2
+            while target in defs and defs[target] != definition:
+                target, n = f"{name}{n}", n + 1
+            renames[name] = target
+        branches.append(_renamed(branch, renames))
+        for name, definition in own.items():
+            defs[renames[name]] = _renamed(definition, renames)
+    merged: dict[str, Any] = {"type": "object", "anyOf": branches}
+    if defs:
+        merged["$defs"] = defs
+    return merged
+
+
+def _renamed(node: Any, renames: dict[str, str]) -> Any:
+    """``node`` with its ``#/$defs/`` references renamed."""
+    if all(old == new for old, new in renames.items()):
+        return node
+    if isinstance(node, list):
+        return [_renamed(item, renames) for item in node]
+    if not isinstance(node, dict):
+        return node
+    renamed = {key: _renamed(value, renames) for key, value in node.items()}
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        renamed["$ref"] = "#/$defs/" + renames.get(ref[8:], ref[8:])
+    return renamed

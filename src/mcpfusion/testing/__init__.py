@@ -1,0 +1,16 @@
+"""Testing helpers: call an app's tools in-process and read each block by kind.
+
+    from mcpfusion.testing import FusionTester
+
+    async def test_invoice_rules() -> None:
+        result = await FusionTester(app).call("billing", "get_invoice", invoice_id="INV-1")
+        assert result.system_rules == ("amount_cents is in CENTS.",)
+
+With pytest the ``fusion_tester`` fixture (registered by the package's pytest plugin) is
+the same class: ``tester = fusion_tester(app)``.
+"""
+
+from mcpfusion.testing.result import CallResult, ProgressEvent
+from mcpfusion.testing.tester import FusionTester
+
+__all__ = ["CallResult", "FusionTester", "ProgressEvent"]
