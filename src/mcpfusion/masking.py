@@ -10,6 +10,8 @@ from typing import Any, cast
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import CoreSchema, SchemaValidator
 
+from mcpfusion.errors import DefinitionError
+
 # Below this many rows the collector's pauses are negligible; above it, validation allocates
 # enough objects to trigger full collections that traverse the caller's rows again and again.
 _GC_PAUSE_ROWS = 2_000
@@ -53,8 +55,12 @@ def _as_typed_dict(node: Any) -> Any:
         raise _Unsupported("instance-only model feature")
     fields = {}
     for name, field in fields_schema["fields"].items():
-        if field.get("serialization_alias") or field.get("serialization_exclude"):
-            raise _Unsupported("serialization alias")
+        if (
+            field.get("serialization_alias")
+            or field.get("serialization_exclude")
+            or field.get("serialization_exclude_if")
+        ):
+            raise _Unsupported("serialization alias or exclusion")
         typed_field: dict[str, Any] = {
             "type": "typed-dict-field",
             "schema": _as_typed_dict(field["schema"]),
@@ -70,6 +76,20 @@ def _as_typed_dict(node: Any) -> Any:
     if config:
         typed["config"] = config
     return typed
+
+
+def _allows_extra(node: Any) -> bool:
+    """Whether any model, typed dict or dataclass in a core schema keeps undeclared fields."""
+    if isinstance(node, list):
+        return any(_allows_extra(item) for item in node)
+    if not isinstance(node, dict):
+        return False
+    config = node.get("config")
+    if node.get("extra_behavior") == "allow" or (
+        isinstance(config, dict) and config.get("extra_fields_behavior") == "allow"
+    ):
+        return True
+    return any(_allows_extra(value) for key, value in node.items() if key != "config")
 
 
 def _list_of(schema: dict[str, Any]) -> dict[str, Any]:
@@ -101,7 +121,17 @@ class Mask:
     __slots__ = ("_fast_many", "_fast_one", "_model", "_model_many", "keys")
 
     def __init__(self, model: type[BaseModel]) -> None:
-        self.keys: tuple[str, ...] = tuple(model.model_fields)
+        if _allows_extra(model.__pydantic_core_schema__):
+            # Model instances would carry the extras into the dump: the whitelist would leak
+            # on every input that takes the model path (objects, validators, computed fields).
+            raise DefinitionError(
+                f"schema {model.__name__} (or a model inside it) sets extra='allow'; a "
+                "Presenter schema is a whitelist, so use extra='ignore' or 'forbid'"
+            )
+        # The keys a data block can hold: declared fields that are sent, then computed ones.
+        self.keys: tuple[str, ...] = tuple(
+            name for name, info in model.model_fields.items() if not info.exclude
+        ) + tuple(model.model_computed_fields)
         self._model = TypeAdapter(model)
         self._model_many = TypeAdapter(list[model])  # type: ignore[valid-type]
         try:
@@ -135,8 +165,10 @@ class Mask:
     @staticmethod
     def _validate(fast: SchemaValidator | None, model: TypeAdapter[Any], value: Any) -> Any:
         # Dicts of plain values take the typed-dict path. Anything it rejects gets a second
-        # chance through model instances (which accept objects, models and dataclasses);
-        # if both reject it, the typed-dict error is the one that describes the data.
+        # chance through model instances (which accept objects, models and dataclasses).
+        # If both reject it, the typed-dict error describes dict data best (the model path
+        # may add extra='forbid' complaints), unless the typed-dict path only choked on an
+        # object where it wanted a dict: then the model path's error names the real field.
         fast_error: ValidationError | None = None
         if fast is not None:
             try:
@@ -146,7 +178,7 @@ class Mask:
         try:
             instances = model.validate_python(value, from_attributes=True)
         except ValidationError:
-            if fast_error is not None:
+            if fast_error is not None and fast_error.errors()[0]["type"] != "dict_type":
                 raise fast_error from None
             raise
         return model.dump_python(instances)

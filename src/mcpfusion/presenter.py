@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -30,6 +30,11 @@ def _two_args(fn: Callable[..., Any]) -> _Call:
     except (TypeError, ValueError):  # builtins without a signature take one argument
         return lambda data, ctx: fn(data)
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    required = [p for p in params if p.default is p.empty and p.kind not in variadic]
+    if len(required) > 2 or any(p.kind is p.KEYWORD_ONLY for p in required):
+        # Fail where the callback is registered, not on the first call that reaches it.
+        raise DefinitionError(f"a Presenter callback takes (data) or (data, ctx): {fn!r}")
     if any(p.kind is p.VAR_POSITIONAL for p in params) or len(positional) >= 2:
         return fn
     if len(positional) == 1:
@@ -120,6 +125,9 @@ class Presenter:
             raise DefinitionError(f"Presenter '{name}': limit cannot be negative; got {limit}")
         if data_format not in DATA_FORMATS:
             raise DefinitionError(f"Presenter '{name}': data_format must be one of {DATA_FORMATS}")
+        # A bare str is iterable too: it would become one bullet per character.
+        if isinstance(rules, str) or isinstance(directives, str):
+            raise DefinitionError(f"Presenter '{name}': rules and directives take a list of str")
         for text in (*rules, *directives):
             if not isinstance(text, str):
                 raise DefinitionError(f"Presenter '{name}': static rules are strings")
@@ -127,7 +135,10 @@ class Presenter:
         self.schema = schema
         self.limit = limit
         self.data_format: DataFormat = data_format
-        self._mask = Mask(schema)
+        try:
+            self._mask = Mask(schema)
+        except DefinitionError as exc:
+            raise DefinitionError(f"Presenter '{name}': {exc}") from None
         self._static_rules = tuple(rules)
         self._static_directives = tuple(directives)
         self._notice = truncation_notice
@@ -304,6 +315,8 @@ class Presenter:
         ]
 
     def _select(self, data: Any, select: Iterable[str] | None) -> Any:
+        if isinstance(select, str):  # a str would select its characters
+            raise TypeError("select takes a list of keys, not a str")
         if not select or data is None:
             return data
         wanted = set(select)
@@ -336,6 +349,6 @@ class Presenter:
 
 def _read(item: Any, key: str) -> Any:
     """Reads ``key`` from a raw item: a mapping key or an attribute."""
-    if isinstance(item, dict):
+    if isinstance(item, Mapping):  # the schema accepts any mapping, so embeds must too
         return item.get(key)
     return getattr(item, key, None)
