@@ -1,0 +1,1 @@
+"""Example mcpfusion servers; `python -m examples.billing` runs the billing one."""
