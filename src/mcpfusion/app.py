@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 import inspect
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
@@ -24,6 +24,9 @@ from mcpfusion.validation import (
     select_problems,
     validation_failure,
 )
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 _NO_META: Mapping[str, Any] = MappingProxyType({})
 
@@ -195,6 +198,79 @@ class Fusion:
             return action.respond(value, context, select)
         except Exception as exc:  # everything but cancellation becomes a result
             return from_exception(exc, tool.name, action.name)
+
+    # -- serving: thin delegates to the MCP SDK adapter ------------------------------------
+    # The adapter is imported on use so that the core never loads the MCP SDK unless the
+    # app is actually served (it also keeps `import mcpfusion` fast).
+
+    def run(
+        self,
+        transport: Literal["stdio", "http"] = "stdio",
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        path: str = "/mcp",
+        stateless: bool = False,
+        json_response: bool = False,
+    ) -> None:
+        """Serves the app until stopped: over stdio (default) or streamable HTTP.
+
+        ``app.run()`` suits clients that spawn the server (Claude Desktop, Cursor);
+        ``app.run("http", port=8000)`` serves ``http://127.0.0.1:8000/mcp``, with
+        DNS-rebinding protection on while bound to loopback. ``port=0`` picks a free port.
+
+        Args:
+            transport: ``"stdio"`` or ``"http"``.
+            host: the HTTP bind address.
+            port: the HTTP port.
+            path: the HTTP endpoint path.
+            stateless: no HTTP sessions (for load balancers and several workers).
+            json_response: JSON bodies instead of SSE streams (progress is then dropped).
+        """
+        from mcpfusion.adapters import run_http, run_stdio
+
+        if transport == "stdio":
+            run_stdio(self)
+        elif transport == "http":
+            run_http(
+                self,
+                host=host,
+                port=port,
+                path=path,
+                stateless=stateless,
+                json_response=json_response,
+            )
+        else:
+            raise ValueError(f"transport must be 'stdio' or 'http'; got {transport!r}")
+
+    def asgi_app(
+        self,
+        *,
+        path: str = "/mcp",
+        stateless: bool = False,
+        json_response: bool = False,
+        host: str = "127.0.0.1",
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+    ) -> Starlette:
+        """A Starlette app serving the app over streamable HTTP, for uvicorn or gunicorn.
+
+        Example: ``uvicorn billing:asgi --workers 4`` with
+        ``asgi = app.asgi_app(stateless=True, host="0.0.0.0")``. ``host`` is where the
+        server is bound: loopback (the default) turns DNS-rebinding protection on; behind a
+        proxy pass ``allowed_hosts``. See ``mcpfusion.adapters.asgi_app``.
+        """
+        from mcpfusion.adapters import asgi_app
+
+        return asgi_app(
+            self,
+            path=path,
+            stateless=stateless,
+            json_response=json_response,
+            host=host,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+        )
 
     def _define(self) -> tuple[Definition, ...]:
         if self._definitions is not None:

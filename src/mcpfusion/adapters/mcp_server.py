@@ -1,0 +1,267 @@
+"""Serves an mcpfusion app through the official MCP SDK: stdio, streamable HTTP, ASGI."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, Protocol
+
+import anyio
+import uvicorn
+from mcp import types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from mcpfusion.response import ToolResponse, tool_error
+
+__all__ = [
+    "LOOPBACK_HOSTS",
+    "ServableApp",
+    "asgi_app",
+    "build_server",
+    "run_http",
+    "run_stdio",
+    "serve_stdio",
+    "to_call_tool_result",
+    "transport_security",
+]
+
+logger = logging.getLogger(__name__)
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+"""Bind addresses for which DNS-rebinding protection is switched on by default."""
+
+Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+class ServableApp(Protocol):
+    """What the adapter needs from an app; ``mcpfusion.Fusion`` is one."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def instructions(self) -> str | None: ...
+
+    def list_tools(self) -> list[dict[str, Any]]: ...
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        progress: Progress | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> ToolResponse: ...
+
+
+def to_call_tool_result(response: ToolResponse) -> types.CallToolResult:
+    """The SDK model of ``response.to_mcp()``, built from the blocks without a dict detour."""
+    return types.CallToolResult(
+        content=[types.TextContent(text=block) for block in response.blocks],
+        structured_content=response.structured_content,
+        is_error=response.is_error,
+    )
+
+
+def _internal_error(name: str) -> ToolResponse:
+    return tool_error(
+        "INTERNAL_ERROR",
+        f"The tool '{name}' failed with an internal error.",
+        recovery="This is a server defect; retrying the same call will not help.",
+    )
+
+
+class _Tools:
+    """The app's tool list as SDK models, converted once on first use.
+
+    Converting lazily (not when the server is built) lets a module define tools after it
+    created the ASGI app; the list is then fixed for the life of the server.
+    """
+
+    __slots__ = ("_app", "_result", "_schemas")
+
+    def __init__(self, app: ServableApp) -> None:
+        self._app = app
+        self._result: types.ListToolsResult | None = None
+        self._schemas: dict[str, dict[str, Any]] = {}
+
+    def result(self) -> types.ListToolsResult:
+        if self._result is None:
+            tools = [types.Tool.model_validate(tool) for tool in self._app.list_tools()]
+            self._schemas = {tool.name: tool.input_schema for tool in tools}
+            self._result = types.ListToolsResult(tools=tools)
+        return self._result
+
+    def input_schema(self, name: str) -> dict[str, Any] | None:
+        self.result()
+        return self._schemas.get(name)
+
+
+def build_server(app: ServableApp) -> Server[Any]:
+    """A low-level SDK ``Server`` answering ``tools/list`` and ``tools/call`` from ``app``.
+
+    Everything the model should read, including an exception the app failed to contain,
+    is an ``isError`` result; a cancelled call propagates so the SDK drops its response.
+    """
+    tools = _Tools(app)
+
+    async def on_list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return tools.result()
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        # Always handed over: the SDK sends nothing unless the client sent a progress token,
+        # and the in-process client's callback has no token to look for.
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            try:
+                await ctx.session.report_progress(done, total, message)
+            except Exception:  # progress is advisory: a gone client must not fail the call
+                logger.debug("progress notification for %r not delivered", params.name)
+
+        try:
+            response = await app.call_tool(
+                params.name, params.arguments, progress=progress, meta=ctx.meta
+            )
+            if not isinstance(response, ToolResponse):
+                raise TypeError(f"call_tool returned {type(response).__name__}")
+        except Exception:
+            logger.exception("tool %r raised out of the app", params.name)
+            response = _internal_error(params.name)
+        return to_call_tool_result(response)
+
+    return Server(
+        app.name,
+        version=app.version,
+        instructions=app.instructions,
+        # Answers the 2026 HTTP path's Mcp-Param header check without a tools/list per call.
+        get_tool_input_schema=tools.input_schema,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+    )
+
+
+async def serve_stdio(app: ServableApp) -> None:
+    """Serves ``app`` over this process's stdin and stdout until stdin closes.
+
+    While serving, the SDK points file descriptor 1 at stderr, so a stray ``print`` in a
+    handler cannot corrupt the protocol stream.
+    """
+    server = build_server(app)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def run_stdio(app: ServableApp) -> None:
+    """Serves ``app`` over stdio, blocking until the client closes the stream."""
+    anyio.run(serve_stdio, app)
+
+
+def transport_security(
+    host: str,
+    allowed_hosts: Sequence[str] | None = None,
+    allowed_origins: Sequence[str] | None = None,
+) -> TransportSecuritySettings:
+    """The DNS-rebinding settings for a server bound to ``host``.
+
+    Protection is on for a loopback bind (allowing the loopback names on any port) and
+    whenever ``allowed_hosts`` is given; a server bound to another interface without
+    ``allowed_hosts`` leaves Host checking to its proxy, as the SDK does. ``"name:*"``
+    matches any port. Origins default to ``http://`` and ``https://`` on the allowed hosts.
+    """
+    if allowed_hosts is None:
+        if host not in LOOPBACK_HOSTS:
+            return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        allowed_hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+    if allowed_origins is None:
+        allowed_origins = [f"{scheme}://{h}" for h in allowed_hosts for scheme in ("http", "https")]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=list(allowed_hosts),
+        allowed_origins=list(allowed_origins),
+    )
+
+
+def asgi_app(
+    app: ServableApp,
+    *,
+    path: str = "/mcp",
+    stateless: bool = False,
+    json_response: bool = False,
+    host: str = "127.0.0.1",
+    allowed_hosts: Sequence[str] | None = None,
+    allowed_origins: Sequence[str] | None = None,
+    max_request_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
+) -> Starlette:
+    """A Starlette app serving ``app`` over streamable HTTP at ``path``.
+
+    Args:
+        app: the mcpfusion app.
+        path: the endpoint path.
+        stateless: a fresh transport per request and no ``Mcp-Session-Id``; needed behind a
+            load balancer or with several workers, where a session cannot stick to a process.
+        json_response: answer with one JSON body instead of an SSE stream; progress
+            notifications are then not delivered.
+        host: the address the server is bound to; it decides the DNS-rebinding default
+            (see ``transport_security``). Behind a proxy, pass ``allowed_hosts`` instead.
+        allowed_hosts: Host header values to accept (``"example.com:*"`` for any port).
+        allowed_origins: Origin header values to accept.
+        max_request_body_size: larger requests get HTTP 413 before they are parsed.
+    """
+    security = transport_security(host, allowed_hosts, allowed_origins)
+    if not security.enable_dns_rebinding_protection:
+        logger.info("DNS-rebinding protection is off for %s; pass allowed_hosts to enable it", host)
+    manager = StreamableHTTPSessionManager(
+        app=build_server(app),
+        stateless=stateless,
+        json_response=json_response,
+        security_settings=security,
+        max_request_body_size=max_request_body_size,
+    )
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        async with manager.run():
+            yield
+
+    # A Route, not a Mount: a Mount answers "/mcp" with a redirect to "/mcp/".
+    route = Route(path, endpoint=StreamableHTTPASGIApp(manager))
+    return Starlette(routes=[route], lifespan=lifespan)
+
+
+def run_http(
+    app: ServableApp,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    stateless: bool = False,
+    json_response: bool = False,
+    log_level: str = "info",
+) -> None:
+    """Serves ``app`` over streamable HTTP with uvicorn, blocking until interrupted.
+
+    ``port=0`` picks a free port; the ``mcpfusion`` logger announces the endpoint URL once
+    the socket accepts connections.
+    """
+    asgi = asgi_app(app, path=path, stateless=stateless, json_response=json_response, host=host)
+    config = uvicorn.Config(asgi, host=host, port=port, log_level=log_level)
+    sock = config.bind_socket()
+    # Listening before the announcement: a client that reads it can connect at once (the
+    # connection waits in the backlog until uvicorn has started).
+    sock.listen()
+    bound = sock.getsockname()[1]
+    url_host = f"[{host}]" if ":" in host else host
+    logger.info("serving %r at http://%s:%d%s", app.name, url_host, bound, path)
+    uvicorn.Server(config).run(sockets=[sock])
