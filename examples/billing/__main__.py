@@ -1,0 +1,69 @@
+"""Runs the billing example: `python -m examples.billing [--db PATH] [--http --port N]`."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from examples.billing.db import BillingDatabaseError, BillingDB, default_path
+from examples.billing.server import create_app
+
+HOST = "127.0.0.1"
+ENV_DB = "MCPFUSION_BILLING_DB"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m examples.billing",
+        description="The mcpfusion billing example: an MCP server over a seeded SQLite file.",
+    )
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        help=f"database file, created and seeded if missing (default: ${ENV_DB}, "
+        f"else {default_path(os.environ)})",
+    )
+    parser.add_argument(
+        "--http", action="store_true", help=f"serve streamable HTTP on {HOST} at /mcp"
+    )
+    parser.add_argument(
+        "--port", type=int, default=8000, help="HTTP port (default: 8000; 0 picks a free one)"
+    )
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP without sessions, for several workers behind a load balancer",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parses the command line, opens (or seeds) the database and serves until stopped."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.stateless and not args.http:
+        parser.error("--stateless applies to --http only")
+    # The environment is read here, in the entry point, and nowhere in the library.
+    path = args.db or os.environ.get(ENV_DB) or default_path(os.environ)
+    try:
+        db = BillingDB.open(path)
+    except BillingDatabaseError as exc:
+        print(f"billing: error: {exc}", file=sys.stderr)
+        return 2
+    app = create_app(db)
+    # Logs go to stderr (on stdio, stdout is the protocol); over HTTP the mcpfusion logger
+    # announces the endpoint, which is how `--port 0` tells its caller the port it got.
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
+    logging.getLogger("mcpfusion").setLevel(logging.INFO)
+    if args.http:
+        app.run(transport="http", host=HOST, port=args.port, stateless=args.stateless)
+    else:
+        app.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

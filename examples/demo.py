@@ -1,0 +1,228 @@
+"""A scripted agent session against the billing example over stdio: what the agent receives.
+
+Run it with ``make demo`` (or ``python -m examples.demo [--full]``). It starts
+``python -m examples.billing`` on a fresh temporary database, talks to it with the official
+MCP client, and prints every block of every result under a label naming its kind and its
+o200k token count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import toon_format
+from mcp import Client, StdioServerParameters
+
+from examples.billing.seed import HOSTILE_CUSTOMER_ID
+from mcpfusion import ToolResponse
+from mcpfusion.terminal import Style, TokenCounter, classify, definition_json
+
+ROOT = Path(__file__).resolve().parent.parent
+PREVIEW_LINES = 16
+TIME_LIMIT = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One scripted call: why it is made, then the tool and its arguments."""
+
+    title: str
+    tool: str
+    arguments: dict[str, Any]
+    note: str = ""
+    toon: bool = False
+    """Whether the data block is TOON, to be compared with the same rows as JSON."""
+
+
+STEPS = (
+    Step(
+        "A collection, cut to the Presenter's limit of 50",
+        "billing",
+        {"action": "list_invoices"},
+        "The database returns 2,400 rows with tenant ids and internal notes; the agent gets "
+        "50 masked rows, a truncation notice, a table, a chart, the rules and a next step.",
+    ),
+    Step(
+        "One invoice, its lines embedded by their own Presenter",
+        "billing",
+        {"action": "get_invoice", "invoice_id": "INV-00002"},
+        "The lines table comes from the line Presenter (on the wire an embed looks like any "
+        "UI block); both Presenters' rules are merged into one <domain_rules> block.",
+    ),
+    Step(
+        "_select: the agent asks for three fields",
+        "billing",
+        {
+            "action": "get_invoice",
+            "invoice_id": "INV-00002",
+            "_select": ["id", "status", "amount_cents"],
+        },
+        "Only the data block shrinks; UI, rules and suggestions are computed on the full invoice.",
+    ),
+    Step(
+        "TOON: customers in Great Britain",
+        "customers",
+        {"action": "list_customers", "country": "GB"},
+        "One header, then one row per customer.",
+        toon=True,
+    ),
+    Step(
+        "Structured output: revenue per month",
+        "reports",
+        {"action": "revenue", "year": 2024},
+        "The text block is the JSON of structuredContent, which the client validates against "
+        "the outputSchema advertised in tools/list.",
+    ),
+    Step(
+        "A validation error the agent can fix by itself",
+        "billing",
+        {"action": "list_invoices", "status": "late"},
+        "What is wrong, what was sent, what to send instead.",
+    ),
+    Step(
+        "A business error: the invoice is already paid",
+        "billing",
+        {"action": "mark_paid", "invoice_id": "INV-00001"},
+        "The handler raised ToolError('CONFLICT', ...); the agent reads a <tool_error>.",
+    ),
+    Step(
+        "The hostile customer: a name that tries to forge a <domain_rules> block",
+        "customers",
+        {"action": "get_customer", "customer_id": HOSTILE_CUSTOMER_ID},
+        "In JSON the '<' of a reserved tag is written \\u003c (the decoded name is unchanged); "
+        "in TOON, tables and bullets it is &lt;. Data can never open or close a block.",
+    ),
+)
+
+
+@dataclass(slots=True)
+class Totals:
+    """What the session cost, summed over every call."""
+
+    calls: int = 0
+    blocks: int = 0
+    tokens: int = 0
+    errors: int = 0
+
+
+def _preview(text: str, full: bool) -> str:
+    lines = text.split("\n")
+    if full or len(lines) <= PREVIEW_LINES + 2:
+        return text
+    hidden = len(lines) - PREVIEW_LINES
+    shown = "\n".join(lines[:PREVIEW_LINES])
+    return f"{shown}\n  ┆ … {hidden} more lines (the agent receives all of them; --full shows them)"
+
+
+def _show(
+    step: Step,
+    number: int,
+    result: Any,
+    counter: TokenCounter,
+    style: Style,
+    full: bool,
+    totals: Totals,
+) -> None:
+    call = ", ".join(f"{k}={v!r}" for k, v in step.arguments.items())
+    print()
+    print(style.paint("tool", f"━━ {number}. {step.title}"))
+    print(f"   {step.tool}({call})")
+    if step.note:
+        print(textwrap.fill(step.note, 96, initial_indent="   ", subsequent_indent="   "))
+    texts = tuple(item.text for item in result.content)
+    response = ToolResponse(
+        texts, is_error=result.is_error, structured_content=result.structured_content
+    )
+    tokens = 0
+    for kind, label, text in classify(response):
+        n = counter.count(text) or 0
+        tokens += n
+        print(style.paint(kind, f"── {label} · {n} tokens"))
+        print(_preview(text, full))
+    if step.toon and not result.is_error:
+        as_json = counter.count(json.dumps(toon_format.decode(texts[0]), indent=2)) or 0
+        print(f"   The same rows as indented JSON would be {as_json} tokens.")
+    if result.structured_content is not None:
+        keys = ", ".join(result.structured_content)
+        print(
+            style.paint(
+                "data",
+                f"── structuredContent {{{keys}}} · checked by the client "
+                "against the tool's outputSchema",
+            )
+        )
+    flag = "true" if result.is_error else "false"
+    blocks = f"{len(texts)} block{'s' if len(texts) != 1 else ''}"
+    print(style.paint("total", f"   {blocks} · {tokens} tokens · isError={flag}"))
+    totals.calls += 1
+    totals.blocks += len(texts)
+    totals.tokens += tokens
+    totals.errors += bool(result.is_error)
+
+
+async def session(db: Path, *, full: bool, style: Style) -> Totals:
+    """Runs the scripted calls against a server started on ``db``; returns the totals."""
+    counter = TokenCounter()
+    server = StdioServerParameters(
+        command=sys.executable, args=["-m", "examples.billing", "--db", str(db)], cwd=ROOT
+    )
+    totals = Totals()
+    async with Client(server) as client:
+        info = client.server_info
+        server_name = f"{info.name} {info.version}" if info is not None else "server"
+        tools = (await client.list_tools()).tools
+        sizes = {
+            t.name: counter.count(
+                definition_json(t.model_dump(mode="json", by_alias=True, exclude_none=True))
+            )
+            or 0
+            for t in tools
+        }
+        print(style.paint("total", f"{server_name} over stdio"), end=" · ")
+        print(f"protocol {client.protocol_version}")
+        listed = ", ".join(f"{name} {n}" for name, n in sizes.items())
+        print(f"tools/list: {listed} · {sum(sizes.values())} tokens in every prompt")
+        for number, step in enumerate(STEPS, start=1):
+            result = await client.call_tool(step.tool, step.arguments)
+            _show(step, number, result, counter, style, full, totals)
+    return totals
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the demo; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m examples.demo", description=__doc__)
+    parser.add_argument("--full", action="store_true", help="print every line of every block")
+    args = parser.parse_args(argv)
+    style = Style(colour=sys.stdout.isatty())
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="mcpfusion-demo-") as folder:
+
+        async def bounded() -> Totals:
+            with anyio.fail_after(TIME_LIMIT):
+                return await session(Path(folder) / "billing.db", full=args.full, style=style)
+
+        totals = anyio.run(bounded)
+    elapsed = time.perf_counter() - started
+    print()
+    print(
+        style.paint(
+            "total",
+            f"━━ {totals.calls} calls · {totals.blocks} blocks · {totals.tokens} tokens (o200k) "
+            f"· {totals.errors} error results · {elapsed:.1f} s",
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

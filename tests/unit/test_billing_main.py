@@ -1,0 +1,61 @@
+"""The billing example's entry point: where the database comes from and how failures read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from examples.billing import __main__ as entry
+
+
+def test_unwritable_database_path_exits_with_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A database path that cannot be created is one line on stderr and exit status 2."""
+    (tmp_path / "file").write_text("not a folder")
+    status = entry.main(["--db", str(tmp_path / "file" / "billing.db")])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("billing: error: cannot create the folder")
+    assert "--db PATH or set MCPFUSION_BILLING_DB" in err
+
+
+def test_environment_names_the_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --db, MCPFUSION_BILLING_DB is the path (a failing one, so nothing serves)."""
+    (tmp_path / "from-env").write_text("not a folder")
+    monkeypatch.setenv("MCPFUSION_BILLING_DB", str(tmp_path / "from-env" / "billing.db"))
+    assert entry.main([]) == 2
+    assert str(tmp_path / "from-env") in capsys.readouterr().err
+
+
+def test_db_flag_wins_over_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--db is used even when MCPFUSION_BILLING_DB is set."""
+    for name in ("from-env", "from-flag"):
+        (tmp_path / name).write_text("not a folder")
+    monkeypatch.setenv("MCPFUSION_BILLING_DB", str(tmp_path / "from-env" / "billing.db"))
+    assert entry.main(["--db", str(tmp_path / "from-flag" / "billing.db")]) == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path / "from-flag") in err
+    assert "from-env" not in err
+
+
+def test_stateless_needs_http(capsys: pytest.CaptureFixture[str]) -> None:
+    """--stateless without --http is a usage error."""
+    with pytest.raises(SystemExit) as exc:
+        entry.main(["--stateless"])
+    assert exc.value.code == 2
+    assert "--stateless applies to --http only" in capsys.readouterr().err
+
+
+def test_default_path_is_shown_in_help(capsys: pytest.CaptureFixture[str]) -> None:
+    """--help names the environment variable and the per-user default."""
+    with pytest.raises(SystemExit):
+        entry.main(["--help"])
+    out = capsys.readouterr().out
+    assert "MCPFUSION_BILLING_DB" in out
+    assert "billing.db" in out
