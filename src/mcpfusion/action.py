@@ -191,7 +191,7 @@ def _signature(
     except (TypeError, ValueError) as exc:
         raise DefinitionError(f"{owner}: cannot read the handler's signature ({exc})") from exc
     try:
-        hints = typing.get_type_hints(handler, include_extras=True)
+        hints = typing.get_type_hints(_annotated(handler), include_extras=True)
     except Exception as exc:  # NameError and friends from unresolvable string annotations
         raise DefinitionError(
             f"{owner}: cannot resolve the handler's type hints ({exc}); define the types it "
@@ -232,6 +232,15 @@ def _signature(
         fields[field] = (annotation, default)
         names[field] = name
     return fields, names, tuple(injected)
+
+
+def _annotated(handler: Callable[..., Any]) -> Any:
+    """The object whose annotations describe ``handler``'s parameters."""
+    if isinstance(handler, functools.partial):
+        return _annotated(handler.func)
+    if inspect.isroutine(handler) or inspect.isclass(handler):
+        return handler
+    return type(handler).__call__  # a callable object: its __call__ has the annotations
 
 
 def _context_kind(annotation: Any, context_type: type | None) -> type | None:

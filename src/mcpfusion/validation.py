@@ -24,6 +24,20 @@ FieldProblem = tuple[str, str]
 
 _SHOULD = re.compile(r"(?P<subject>.+?) should (?P<verb>be|have|match) (?P<rest>.+)", re.DOTALL)
 _VERBS: Final = {"be": "is", "have": "has", "match": "matches"}
+# What to send, by the first word of pydantic's error type, for messages without "should".
+_EXPECTED: Final = {
+    "int": "a valid integer",
+    "float": "a valid number",
+    "decimal": "a valid number",
+    "bool": "true or false",
+    "string": "a valid string",
+    "list": "a list",
+    "dict": "a JSON object",
+    "model": "a JSON object",
+    "date": "an ISO 8601 date",
+    "datetime": "an ISO 8601 date and time",
+    "uuid": "a UUID",
+}
 
 
 def validation_failure(target: str, problems: Sequence[FieldProblem]) -> ToolResponse:
@@ -158,13 +172,16 @@ def _text(error: ErrorDetails, path: str, accepted: Sequence[str]) -> str:
             ", ".join(accepted) + "."
         )
     what = error["msg"].rstrip(".")
-    return f"{what}. You sent: {sent}. {_how_to_fix(what)}"
+    return f"{what}. You sent: {sent}. {_how_to_fix(what, kind)}"
 
 
-def _how_to_fix(message: str) -> str:
-    """Turns pydantic's "X should be Y" into "Send Y"; anything else gets a generic fix."""
+def _how_to_fix(message: str, kind: str) -> str:
+    """Turns pydantic's "X should be Y" into "Send Y"; else a fix from the error type."""
     match = _SHOULD.fullmatch(message)
     if match is None:
+        expected = _EXPECTED.get(kind.split("_", 1)[0])
+        if expected is not None:
+            return f"Send {expected}."
         return "Send a value that matches the tool's input schema."
     subject, verb, rest = match["subject"], match["verb"], match["rest"]
     if verb == "be" and not rest.startswith(("'", '"')):

@@ -1,0 +1,54 @@
+"""Unit tests of mcpfusion.context: the Request and the default Context."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpfusion.context import Context, Request
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_progress_without_a_receiver_is_a_no_op() -> None:
+    """A handler may always report progress; without a receiver nothing happens."""
+    await Context(Request("t", "a")).progress(1, 2, "half")
+
+
+async def test_progress_is_forwarded_in_order() -> None:
+    """Reports reach the receiver as (done, total, message), in order."""
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def receive(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    ctx = Context(Request("t", "a", on_progress=receive))
+    await ctx.progress(1)
+    await ctx.progress(2, 4, "half")
+    assert seen == [(1, None, None), (2, 4, "half")]
+
+
+def test_context_exposes_the_request() -> None:
+    """The context names the tool and action and carries the request metadata."""
+    ctx = Context(Request("billing", "get", meta={"user": "ada"}))
+    assert (ctx.tool, ctx.action, dict(ctx.meta)) == ("billing", "get", {"user": "ada"})
+    assert repr(ctx) == "Context(tool='billing', action='get')"
+
+
+def test_meta_defaults_to_empty() -> None:
+    """A request without metadata has an empty, read-only mapping."""
+    meta = Request("t", "a").meta
+    assert dict(meta) == {}
+    with pytest.raises(TypeError):
+        meta["x"] = 1  # type: ignore[index]
+
+
+def test_subclasses_can_add_attributes() -> None:
+    """A Context subclass adds its own state next to the request."""
+
+    class AppContext(Context):
+        def __init__(self, request: Request) -> None:
+            super().__init__(request)
+            self.db = "db"
+
+    ctx = AppContext(Request("t", "a"))
+    assert ctx.db == "db" and ctx.tool == "t"

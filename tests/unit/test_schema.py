@@ -1,0 +1,126 @@
+"""Unit tests of mcpfusion.schema: grouped unions, flat schemas, shared $defs, conflicts."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import pytest
+from pydantic import BaseModel, Field
+
+from mcpfusion import DefinitionError
+from mcpfusion.action import Action
+from mcpfusion.schema import flat_input_schema, grouped_input_schema, select_property, sentence
+
+
+class Address(BaseModel):
+    """A nested model two actions share."""
+
+    city: str
+
+
+def _a(name: str, handler: Any) -> Action:
+    return Action("t", name, handler)
+
+
+def _ship(to: Address, note: str = "") -> None: ...
+
+
+def _bill(to: Address, note: str = "x") -> None: ...
+
+
+def _ping() -> None: ...
+
+
+def test_shared_nested_model_has_one_def() -> None:
+    """Actions using the same nested model share one $defs entry."""
+    schema = grouped_input_schema("t", [_a("ship", _ship), _a("bill", _bill)], None)
+    assert schema["$defs"] == {
+        "Address": {
+            "description": "A nested model two actions share.",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+            "title": "Address",
+            "type": "object",
+        }
+    }
+    assert schema["properties"]["to"] == {
+        "description": "Required for: ship, bill.",
+        "$ref": "#/$defs/Address",
+    }
+    assert schema["required"] == ["action", "to"]
+
+
+def test_differing_defaults_are_dropped() -> None:
+    """No default is shown when the actions disagree on it."""
+    schema = grouped_input_schema("t", [_a("ship", _ship), _a("bill", _bill)], None)
+    assert schema["properties"]["note"] == {"description": "Used by: ship, bill.", "type": "string"}
+
+
+def test_equal_defaults_are_kept() -> None:
+    """A default every action agrees on is shown."""
+    schema = grouped_input_schema("t", [_a("a", _ship), _a("b", _ship)], None)
+    assert schema["properties"]["note"]["default"] == ""
+
+
+def test_action_without_parameters() -> None:
+    """A tool whose actions take nothing still has its discriminator."""
+    schema = grouped_input_schema("t", [_a("ping", _ping)], None)
+    assert schema == {
+        "type": "object",
+        "properties": {
+            "action": {
+                "type": "string",
+                "enum": ["ping"],
+                "description": "The operation to perform; the tool description lists them.",
+            }
+        },
+        "required": ["action"],
+        "additionalProperties": False,
+    }
+
+
+def test_flat_schema_without_parameters_has_no_required() -> None:
+    """A flat action without parameters lists no `required`."""
+    assert flat_input_schema(_a("ping", _ping), None) == {
+        "type": "object",
+        "properties": {},
+        "additionalProperties": False,
+    }
+
+
+def test_flat_schema_with_select() -> None:
+    """`_select` is the last property of a flat schema."""
+    schema = flat_input_schema(_a("ship", _ship), ["a", "b"])
+    assert list(schema["properties"]) == ["to", "note", "_select"]
+    assert schema["properties"]["_select"] == select_property(["a", "b"])
+    assert "$defs" in schema
+
+
+def _limit_int(limit: Annotated[int, Field(ge=1)]) -> None: ...
+
+
+def _limit_int_le(limit: Annotated[int, Field(ge=1, le=5)]) -> None: ...
+
+
+def _limit_described(limit: Annotated[int, Field(ge=1, description="Max rows")]) -> None: ...
+
+
+def test_constraints_are_part_of_the_type() -> None:
+    """Different constraints are different types; descriptions are not."""
+    grouped_input_schema("t", [_a("a", _limit_int), _a("b", _limit_described)], None)
+    with pytest.raises(DefinitionError, match=r"in action 'a' but .* in action 'b'"):
+        grouped_input_schema("t", [_a("a", _limit_int), _a("b", _limit_int_le)], None)
+
+
+def test_first_description_wins() -> None:
+    """The union shows the first description any action gives the parameter."""
+    schema = grouped_input_schema("t", [_a("a", _limit_int), _a("b", _limit_described)], None)
+    assert schema["properties"]["limit"]["description"] == "Max rows. Required for: a, b."
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("", ""), ("Done", "Done."), ("Done.", "Done."), ("Why?", "Why?")]
+)
+def test_sentence(text: str, expected: str) -> None:
+    """A full stop is added only where punctuation is missing."""
+    assert sentence(text) == expected

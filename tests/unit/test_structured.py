@@ -1,0 +1,96 @@
+"""Unit tests of mcpfusion.structured: output schemas, wrapping, checks and merging."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from mcpfusion import DefinitionError, success, success_structured
+from mcpfusion.structured import OutputMismatchError, OutputSchema, merged_output_schema
+
+
+class Node(BaseModel):
+    """A self-referencing model."""
+
+    name: str
+    children: list[Node] = []
+
+
+class Money(BaseModel):
+    """A small model."""
+
+    cents: int
+
+
+def test_self_referencing_model_is_an_object() -> None:
+    """A model pydantic describes with a top-level $ref is still an unwrapped object."""
+    schema = OutputSchema(Node, "t/a")
+    assert not schema.wrapped and schema.keys == ("name", "children")
+    assert schema.json_schema["type"] == "object" and "Node" in schema.json_schema["$defs"]
+
+
+def test_wrapped_schema_keeps_defs_at_the_top() -> None:
+    """A wrapped list of models keeps $defs at the root, where $ref resolves."""
+    schema = OutputSchema(list[Money], "t/a").json_schema
+    assert schema["properties"]["result"] == {"items": {"$ref": "#/$defs/Money"}, "type": "array"}
+    assert "Money" in schema["$defs"]
+
+
+def test_respond_and_select() -> None:
+    """A value is validated, dumped in JSON mode and trimmed by `_select`."""
+    schema = OutputSchema(Node, "t/a")
+    result = schema.respond({"name": "root", "children": [{"name": "leaf"}]}, ["name"])
+    assert result.structured_content == {"name": "root"}
+
+
+def test_respond_rejects_a_mismatch() -> None:
+    """A value that does not fit raises OutputMismatchError."""
+    with pytest.raises(OutputMismatchError):
+        OutputSchema(Money, "t/a").respond({"cents": "lots"}, None)
+
+
+@pytest.mark.parametrize(
+    ("response", "ok"),
+    [
+        (success_structured({"result": 1}), True),
+        (success_structured({"result": "x"}), False),
+        (success_structured({"result": 1, "more": 2}), False),
+        (success(1), False),
+    ],
+)
+def test_check_wrapped(response: Any, ok: bool) -> None:
+    """A handler-built response must carry {"result": value} fitting the schema."""
+    schema = OutputSchema(int, "t/a")
+    if ok:
+        schema.check(response)
+    else:
+        with pytest.raises(OutputMismatchError):
+            schema.check(response)
+
+
+def test_unusable_schema_is_a_definition_error() -> None:
+    """A schema pydantic cannot describe fails at definition time."""
+    with pytest.raises(DefinitionError, match="output_schema"):
+        OutputSchema(object(), "t/a")
+
+
+def test_merge_renames_colliding_defs() -> None:
+    """Two different definitions with one name are both kept, the second renamed."""
+    a = {"type": "object", "properties": {"x": {"$ref": "#/$defs/M"}}, "$defs": {"M": {"a": 1}}}
+    b = {"type": "object", "properties": {"y": {"$ref": "#/$defs/M"}}, "$defs": {"M": {"b": 1}}}
+    assert merged_output_schema([a, b]) == {
+        "type": "object",
+        "anyOf": [
+            {"type": "object", "properties": {"x": {"$ref": "#/$defs/M"}}},
+            {"type": "object", "properties": {"y": {"$ref": "#/$defs/M2"}}},
+        ],
+        "$defs": {"M": {"a": 1}, "M2": {"b": 1}},
+    }
+
+
+def test_merge_of_equal_schemas_is_the_schema() -> None:
+    """Equal schemas merge to themselves."""
+    schema = OutputSchema(Money, "t/a").json_schema
+    assert merged_output_schema([schema, dict(schema)]) is schema

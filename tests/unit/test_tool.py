@@ -1,0 +1,148 @@
+"""Unit tests of mcpfusion.tool: definition-time checks, exposition, caching."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from mcpfusion import DefinitionError
+from mcpfusion.presenter import Presenter
+from mcpfusion.tool import Tool
+
+
+class Thing(BaseModel):
+    """A presented entity."""
+
+    id: int
+    name: str
+
+
+@pytest.mark.parametrize("name", ["", "has space", "x" * 65, "slash/no", 3])
+def test_tool_names_mcp_allows(name: Any) -> None:
+    """A name MCP does not allow raises, saying what is allowed."""
+    with pytest.raises(DefinitionError, match=r"1-64 letters, digits or _\.-"):
+        Tool(name)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"exposition": "nested"}, "exposition must be 'grouped' or 'flat'"),
+        ({"separator": " "}, "separator must be"),
+        ({"description": None}, "description must be a str"),
+    ],
+)
+def test_bad_tool_options(options: dict[str, Any], message: str) -> None:
+    """Bad options raise at definition time."""
+    with pytest.raises(DefinitionError, match=message):
+        Tool("t", **options)
+
+
+def test_duplicate_action() -> None:
+    """Two actions with one name raise, and the first stays."""
+    tool = Tool("t")
+    tool.action("a")(lambda: 1)
+    with pytest.raises(DefinitionError, match="already has an action 'a'"):
+        tool.action("a")(lambda: 2)
+    assert list(tool.actions) == ["a"]
+
+
+def test_empty_tool() -> None:
+    """A tool without actions cannot be listed."""
+    with pytest.raises(DefinitionError, match="has no actions"):
+        Tool("t").definitions()
+
+
+def test_flat_name_too_long() -> None:
+    """A flat name past 64 characters raises when the action is defined."""
+    tool = Tool("t" * 40, exposition="flat")
+    with pytest.raises(DefinitionError, match="flat tool name"):
+        tool.action("a" * 30)(lambda: None)
+
+
+def test_toon_description_on_a_flat_tool() -> None:
+    """A flat tool has no action list, so toon_description() is a mistake."""
+    with pytest.raises(DefinitionError, match="toon_description"):
+        Tool("t", exposition="flat").toon_description()
+
+
+def test_action_param_is_allowed_in_flat_tools() -> None:
+    """Only grouped tools reserve the `action` argument."""
+    Tool("t", exposition="flat").action("a")(lambda action: None)
+    with pytest.raises(DefinitionError, match="reserved"):
+        Tool("t").action("a")(lambda action: None)
+
+
+def test_bare_decorator_uses_name_and_docstring() -> None:
+    """`@tool.action` takes the function's name and its docstring's first paragraph."""
+    tool = Tool("t")
+
+    @tool.action
+    def lookup(key: str) -> str:
+        """Look a key up
+        in the store.
+
+        Args:
+            key: the key.
+        """
+        return key
+
+    action = tool.actions["lookup"]
+    assert action.description == "Look a key up in the store."
+    assert lookup("k") == "k"
+
+
+def test_explicit_description_wins() -> None:
+    """An explicit description replaces the docstring; "" means none."""
+    tool = Tool("t")
+
+    @tool.action(description="")
+    def quiet() -> None:
+        """Docstring."""
+
+    assert tool.actions["quiet"].description == ""
+
+
+def test_definitions_are_cached_until_a_change() -> None:
+    """Definitions are computed once, and again after the tool changes."""
+    changes: list[int] = []
+    tool = Tool("t", on_change=lambda: changes.append(1))
+    tool.action("a", returns=Presenter("Thing", Thing))(lambda: None)
+    first = tool.definitions()
+    assert tool.definitions() is first
+    tool.enable_select()
+    second = tool.definitions()
+    assert second is not first
+    assert "_select" in second[0].spec["inputSchema"]["properties"]
+    assert len(changes) == 2
+
+
+def test_select_keys_union_is_sorted() -> None:
+    """The `_select` enum sorts the keys of every action's response schema."""
+    tool = Tool("t")
+    tool.action("a", returns=Presenter("Thing", Thing))(lambda: None)
+    tool.action("b", output_schema=dict[str, int])(lambda: None)
+    assert tool.select_keys == ("id", "name")
+
+
+def test_grouped_definition_routes_by_argument() -> None:
+    """A grouped tool is one definition whose route picks the action from the arguments."""
+    tool = Tool("t")
+    tool.action("a")(lambda: None)
+    [definition] = tool.definitions()
+    assert definition.name == "t" and definition.route.action is None
+
+
+def test_flat_definitions_route_to_their_action() -> None:
+    """A flat tool has one definition per action, each routed to it."""
+    tool = Tool("t", exposition="flat", separator="-")
+    tool.action("a")(lambda: None)
+    tool.action("b")(lambda: None)
+    assert [
+        (d.name, d.route.action.name if d.route.action else None) for d in tool.definitions()
+    ] == [
+        ("t-a", "a"),
+        ("t-b", "b"),
+    ]

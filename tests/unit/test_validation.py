@@ -1,0 +1,227 @@
+"""Unit tests of mcpfusion.validation: pydantic errors as SPEC §9 fields, bounded echoes."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
+
+from mcpfusion.validation import (
+    MAX_FIELDS,
+    arguments_problem,
+    field_problems,
+    preview,
+    select_problems,
+    validation_failure,
+)
+
+
+class Line(BaseModel):
+    """A nested model that forbids extra fields."""
+
+    model_config = ConfigDict(extra="forbid")
+    sku: str
+    qty: Annotated[int, Field(ge=1)]
+
+
+class Params(BaseModel):
+    """Parameters of an imaginary action."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[str, Field(max_length=5)] = ""
+    kind: Literal["a", "b"] = "a"
+    count: int | None = None
+    lines: list[Line] = []
+
+
+def _problems(arguments: dict[str, Any]) -> list[tuple[str, str]]:
+    with pytest.raises(ValidationError) as info:
+        Params.model_validate(arguments)
+    return field_problems(info.value, arguments, ["name", "kind", "count", "lines"])
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (None, "null"),
+        (True, "true"),
+        (3.5, "3.5"),
+        ("héllo", '"héllo"'),
+        ({"a": [1, None]}, '{"a": [1, null]}'),
+        ("x" * 100, '"' + "x" * 48 + "…"),
+        (object(), "a object value"),
+        (10**5000, "a very large integer"),
+    ],
+    ids=["null", "bool", "float", "str", "dict", "long-str", "object", "huge-int"],
+)
+def test_preview(value: Any, text: str) -> None:
+    """Values are echoed as compact JSON, cut to 50 characters, never as a repr."""
+    assert preview(value) == text
+
+
+def test_preview_of_deep_nesting_is_bounded() -> None:
+    """A 10,000-level nesting renders only its first 50 characters."""
+    deep: list[Any] = []
+    for _ in range(10_000):
+        deep = [deep]
+    assert preview(deep) == "[" * 49 + "…"
+
+
+def test_missing_field_text() -> None:
+    """A missing field says so, echoes nothing, and says what to add."""
+    model = create_model("M", x=(int, ...))
+    with pytest.raises(ValidationError) as info:
+        model.model_validate({})
+    assert field_problems(info.value, {}, ["x"]) == [
+        ("x", "Field required. You sent: nothing. Add 'x' and call again.")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (
+            {"name": "toolong"},
+            (
+                "name",
+                'String should have at most 5 characters. You sent: "toolong". Send a '
+                "string that has at most 5 characters.",
+            ),
+        ),
+        (
+            {"kind": "c"},
+            ("kind", "Input should be 'a' or 'b'. You sent: \"c\". Send 'a' or 'b'."),
+        ),
+        (
+            {"count": "many"},
+            (
+                "count",
+                "Input should be a valid integer, unable to parse string as an integer. "
+                'You sent: "many". Send a valid integer.',
+            ),
+        ),
+        (
+            {"lines": [{"sku": "a", "qty": 0}]},
+            (
+                "lines.0.qty",
+                "Input should be greater than or equal to 1. You sent: 0. Send a value "
+                "greater than or equal to 1.",
+            ),
+        ),
+        (
+            {"lines": [{"sku": "a", "qty": 1, "colour": "red"}]},
+            ("lines.0.colour", 'Unknown field. You sent: "red". Remove it.'),
+        ),
+        (
+            {"colour": "red"},
+            (
+                "colour",
+                'Unknown field. You sent: "red". Remove it; this action accepts: name, kind, '
+                "count, lines.",
+            ),
+        ),
+    ],
+)
+def test_field_texts(arguments: dict[str, Any], expected: tuple[str, str]) -> None:
+    """Each kind of error reads: what is wrong, what was sent, how to fix it."""
+    assert _problems(arguments) == [expected]
+
+
+def test_union_members_collapse_to_one_field() -> None:
+    """A union reports one field, at the real path, not one per member tag."""
+    [(path, text)] = _problems({"count": [1]})
+    assert path == "count"
+    assert text.startswith("Input should be a valid integer.")
+
+
+def test_unknown_field_when_nothing_is_accepted() -> None:
+    """An action without parameters says so."""
+    model = create_model("M", __config__=ConfigDict(extra="forbid"))
+    with pytest.raises(ValidationError) as info:
+        model.model_validate({"x": 1})
+    assert field_problems(info.value, {"x": 1}, []) == [
+        ("x", "Unknown field. You sent: 1. Remove it; this action takes no arguments.")
+    ]
+
+
+def test_generic_fix_for_custom_errors() -> None:
+    """An error pydantic words differently still gets a fix."""
+
+    class Positive(BaseModel):
+        value: int
+
+        @field_validator("value")
+        @classmethod
+        def _positive(cls, value: int) -> int:
+            if value < 0:
+                raise ValueError("must not be negative")
+            return value
+
+    with pytest.raises(ValidationError) as info:
+        Positive.model_validate({"value": -1})
+    assert field_problems(info.value, {"value": -1}, ["value"]) == [
+        (
+            "value",
+            "Value error, must not be negative. You sent: -1. Send a value that matches the "
+            "tool's input schema.",
+        )
+    ]
+
+
+def test_field_list_is_capped() -> None:
+    """A flood of bad fields is cut to MAX_FIELDS plus one line counting the rest."""
+    arguments = {f"x{i}": i for i in range(100)}
+    model = create_model("M", __config__=ConfigDict(extra="forbid"))
+    with pytest.raises(ValidationError) as info:
+        model.model_validate(arguments)
+    problems = field_problems(info.value, arguments, [])
+    assert len(problems) == MAX_FIELDS + 1
+    assert problems[-1] == (
+        "arguments",
+        "80 more invalid fields are not listed. You sent: 100 arguments. Fix the fields above "
+        "and call again to see the rest.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("raw", "problems"),
+    [
+        (["a"], []),
+        ([], []),
+        (
+            None,
+            [
+                (
+                    "_select",
+                    "Expected a list of field names. You sent: null. Send a list drawn from: "
+                    "a, b; omit _select for all fields.",
+                )
+            ],
+        ),
+        (
+            ["a", 1, "z"],
+            [("_select", 'Unknown field names. You sent: [1, "z"]. Use only these names: a, b.')],
+        ),
+        (
+            ["a", "a", "b", "b"],
+            [("_select", 'Duplicate field names. You sent: ["a", "b"]. List each name once.')],
+        ),
+    ],
+)
+def test_select_problems(raw: Any, problems: list[tuple[str, str]]) -> None:
+    """`_select` must be a list of distinct allowed names."""
+    assert select_problems(raw, ["a", "b"]) == problems
+
+
+def test_arguments_problem_and_envelope() -> None:
+    """Non-object arguments become one field of a <validation_error> result."""
+    result = validation_failure("t/a", [arguments_problem(5)])
+    assert result.is_error
+    assert result.blocks == (
+        '<validation_error action="t/a">\n'
+        '<field name="arguments">Expected an object of named arguments. You sent: 5. Send a '
+        "JSON object.</field>\n"
+        "<recovery>Fix the fields above and call the tool again.</recovery>\n"
+        "</validation_error>",
+    )
