@@ -106,6 +106,8 @@ class Action:
         fields, names, injected = _signature(owner, handler, context_type, reserved)
         self.injected: tuple[tuple[str, type], ...] = injected
         self.params_model = _model(owner, fields)
+        # The validator itself: `model_validate` only adds a Python-level call around it.
+        self._validate = self.params_model.__pydantic_validator__.validate_python
         self.params = tuple(
             Param(
                 name=names[field],
@@ -139,7 +141,9 @@ class Action:
         Raises:
             pydantic.ValidationError: if they do not fit the parameters.
         """
-        model = self.params_model.model_validate(arguments)
+        if not arguments and not self.params:
+            return {}  # nothing to validate: the common case of an action without parameters
+        model = self._validate(arguments)
         return {p.name: getattr(model, p.field) for p in self.params}
 
     async def invoke(self, kwargs: dict[str, Any], request: Request, context: Any) -> Any:

@@ -192,7 +192,8 @@ class Fusion:
             return validation_failure(f"{tool.name}/{action.name}", problems)
         try:
             context = factory(request)
-            if inspect.isawaitable(context):
+            # A class (the default, Context) never returns an awaitable: skip the check.
+            if not isinstance(factory, type) and inspect.isawaitable(context):
                 context = await context
             value = await action.invoke(kwargs, request, context)
             return action.respond(value, context, select)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -12,6 +13,8 @@ Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
 ContextFactory = Callable[["Request"], Any]
 """Builds the context of one call from its ``Request``; may return an awaitable."""
+
+logger = logging.getLogger("mcpfusion")
 
 _NO_META: Mapping[str, Any] = MappingProxyType({})
 
@@ -35,9 +38,17 @@ class Request:
     async def progress(
         self, done: float, total: float | None = None, message: str | None = None
     ) -> None:
-        """Reports progress; a no-op when the client did not ask for progress."""
-        if self.on_progress is not None:
+        """Reports progress; a no-op when the client did not ask for progress.
+
+        Progress is best-effort: a report that cannot be delivered is logged, and the
+        handler carries on (its result is what the client is waiting for).
+        """
+        if self.on_progress is None:
+            return
+        try:
             await self.on_progress(done, total, message)
+        except Exception:
+            logger.warning("%s/%s: a progress report failed", self.tool, self.action, exc_info=True)
 
 
 class Context:

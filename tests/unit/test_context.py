@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from mcpfusion.context import Context, Request
@@ -52,3 +54,17 @@ def test_subclasses_can_add_attributes() -> None:
 
     ctx = AppContext(Request("t", "a"))
     assert ctx.db == "db" and ctx.tool == "t"
+
+
+async def test_failed_progress_report_is_logged_not_raised(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A progress report that cannot be delivered does not fail the handler."""
+
+    async def broken(done: float, total: float | None, message: str | None) -> None:
+        raise ConnectionError("stream closed")
+
+    with caplog.at_level(logging.WARNING, logger="mcpfusion"):
+        await Context(Request("t", "a", on_progress=broken)).progress(1)
+    [record] = caplog.records
+    assert record.levelno == logging.WARNING and "t/a" in record.getMessage()

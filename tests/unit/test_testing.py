@@ -99,7 +99,7 @@ def test_parsed_parts_without_a_side_door() -> None:
         "<domain_rules>\n- r\n</domain_rules>",
         "<action_suggestions>\n- x.y: why\n</action_suggestions>",
     )
-    result = CallResult.of(ToolResponse(built))
+    result = CallResult(ToolResponse(built))
     assert result.data == {"a": 1}
     assert result.ui_blocks == (ui.markdown("*hi*", title="T"),)
     assert result.system_rules == ("r",)

@@ -68,7 +68,7 @@ class FusionTester:
         response = await self.app.call_tool(
             name, arguments, progress=record, meta=self._meta, context=self._context
         )
-        return CallResult.of(response, tuple(events))
+        return CallResult(response, tuple(events))
 
     def _target(
         self, tool: str, action: str | None, arguments: dict[str, Any]
