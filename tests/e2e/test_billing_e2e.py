@@ -1,231 +1,43 @@
 """The billing example end to end: `python -m examples.billing` over stdio and streamable HTTP.
 
 Each transport gets its own freshly seeded database and one scripted session through the
-official MCP client (``SWEEP``: every action of every tool, errors included); the tests
-then read the recorded results. All sessions start from equal data and make the same calls
-in the same order, so every transport must record exactly the same results.
+official MCP client (``billing_session.sweep``: every action of every tool, errors
+included); the tests then read the recorded results. All sessions start from equal data and
+make the same calls in the same order, so every transport must record exactly the same
+results.
 """
 
 from __future__ import annotations
 
 import json
-import queue
 import re
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import anyio
 import jsonschema
 import pytest
 import toon_format
-from mcp import Client, StdioServerParameters
 
 from examples.billing import seed
 from examples.billing.db import BillingDB
 from mcpfusion.wire import RESERVED_TAGS, parse
+from tests.e2e.billing_session import (
+    HOSTILE,
+    MISSING_INVOICE,
+    HttpServer,
+    Session,
+    pick_ids,
+    record,
+    stdio_server,
+)
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
 TRANSPORTS = ("stdio", "http", "http-stateless")
 FORBIDDEN_FIELDS = ("tenant_id", "internal_notes", "password_hash", "api_key", "cost_cents")
-HOSTILE = seed.HOSTILE_CUSTOMER_ID
-MISSING_INVOICE = "INV-99999"
 _RESERVED = re.compile(r"<\s*/?\s*(?:" + "|".join(RESERVED_TAGS) + r")", re.IGNORECASE)
 _FRAME = re.compile(r"\A<(?P<tag>[a-z_]+)(?: [^\n]*)?>\n(?P<body>.*)\n</(?P=tag)>\Z", re.DOTALL)
-_ANNOUNCED = re.compile(r"http://127\.0\.0\.1:([1-9]\d*)/mcp")
-
-
-@dataclass(frozen=True)
-class Ids:
-    """Invoice ids picked from the seeded data for the scripted calls."""
-
-    paid: str
-    overdue: str
-    pending: str
-    hostile_invoice: str
-    hostile_note: str
-
-
-@dataclass(frozen=True)
-class Call:
-    """One recorded ``tools/call``: what was sent and what came back."""
-
-    tool: str
-    arguments: dict[str, Any]
-    texts: tuple[str, ...]
-    is_error: bool
-    structured: dict[str, Any] | None
-
-
-@dataclass(frozen=True)
-class Session:
-    """Everything one transport's session recorded."""
-
-    tools: list[dict[str, Any]]
-    calls: list[Call]
-    ids: Ids
-
-    def find(self, tool: str, **arguments: Any) -> Call:
-        """The first recorded call of ``tool`` with exactly these arguments."""
-        for call in self.calls:
-            if call.tool == tool and call.arguments == arguments:
-                return call
-        raise LookupError(f"no recorded call {tool} {arguments}")
-
-
-def pick_ids(db: BillingDB) -> Ids:
-    """Chooses the invoices the sweep works on, from the database the server will use."""
-    rows = db.list_invoices()
-
-    def first(**match: Any) -> str:
-        return str(next(r["id"] for r in rows if all(r[k] == v for k, v in match.items())))
-
-    hostile_note = next(r["id"] for r in rows if "</domain_rules>" in r["internal_notes"])
-    return Ids(
-        paid=first(status="paid"),
-        overdue=first(status="overdue"),
-        pending=first(status="pending"),
-        hostile_invoice=first(customer_id=HOSTILE),
-        hostile_note=hostile_note,
-    )
-
-
-def sweep(ids: Ids) -> list[tuple[str, dict[str, Any]]]:
-    """The scripted calls: every action of every tool, the happy paths and the errors."""
-    billing: list[dict[str, Any]] = [
-        {"action": "list_invoices"},
-        {"action": "list_invoices", "status": "overdue"},
-        {"action": "list_invoices", "status": "pending"},
-        {"action": "list_invoices", "customer_id": HOSTILE},
-        {"action": "list_invoices", "status": "paid", "customer_id": HOSTILE},
-        {"action": "list_invoices", "customer_id": "CUS-9999"},
-        {"action": "list_invoices", "_select": ["id", "customer_name"]},
-        {"action": "get_invoice", "invoice_id": ids.paid},
-        {"action": "get_invoice", "invoice_id": ids.overdue},
-        {"action": "get_invoice", "invoice_id": ids.hostile_invoice},
-        {"action": "get_invoice", "invoice_id": ids.hostile_note},
-        {"action": "get_invoice", "invoice_id": ids.overdue, "_select": ["id", "lines"]},
-        {"action": "get_invoice", "invoice_id": MISSING_INVOICE},
-        {"action": "remind", "invoice_id": ids.overdue},
-        {"action": "remind", "invoice_id": ids.overdue},
-        {"action": "remind", "invoice_id": MISSING_INVOICE},
-        {"action": "mark_paid", "invoice_id": ids.paid},
-        {"action": "mark_paid", "invoice_id": ids.pending},
-        {"action": "mark_paid", "invoice_id": MISSING_INVOICE},
-        {"action": "list_invoices", "status": "late"},
-        {"action": "get_invoice"},
-        {"action": "get_invoice", "invoice_id": ids.paid, "_select": ["tenant_id"]},
-        {"action": "refund", "invoice_id": ids.paid},
-        {},
-    ]
-    customers: list[dict[str, Any]] = [
-        {"action": "list_customers"},
-        {"action": "list_customers", "country": "GB"},
-        {"action": "get_customer", "customer_id": HOSTILE},
-        {"action": "get_customer", "customer_id": "CUS-0001"},
-        {"action": "get_customer", "customer_id": "CUS-9999"},
-        {"action": "get_customer", "customer_id": "CUS-0001", "api_key": "x"},
-    ]
-    reports: list[dict[str, Any]] = [
-        {"action": "revenue", "year": 2024},
-        {"action": "revenue", "year": 2025},
-        {"action": "revenue", "year": 1900},
-        {"action": "revenue", "year": "twenty"},
-    ]
-    return [
-        *(("billing", a) for a in billing),
-        *(("customers", a) for a in customers),
-        *(("reports", a) for a in reports),
-        ("invoices", {"action": "list_invoices"}),
-    ]
-
-
-async def record(server: StdioServerParameters | str, ids: Ids) -> Session:
-    """Lists the tools and makes every scripted call through the official client."""
-    with anyio.fail_after(60):
-        async with Client(server) as client:
-            listed = await client.list_tools()
-            tools = [
-                t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools
-            ]
-            calls = []
-            for tool, arguments in sweep(ids):
-                result = await client.call_tool(tool, arguments)
-                assert all(item.type == "text" for item in result.content)
-                calls.append(
-                    Call(
-                        tool,
-                        arguments,
-                        tuple(item.text for item in result.content),  # type: ignore[union-attr]
-                        bool(result.is_error),
-                        result.structured_content,
-                    )
-                )
-    return Session(tools, calls, ids)
-
-
-def _drain(stream: Any, lines: queue.Queue[str]) -> None:
-    # Reads the server's stderr to the end, so a chatty server never blocks on a full pipe.
-    for line in stream:
-        lines.put(line)
-    lines.put("")
-
-
-@dataclass
-class HttpServer:
-    """A ``python -m examples.billing --http --port 0`` subprocess and its endpoint."""
-
-    process: subprocess.Popen[str]
-    reader: threading.Thread
-    url: str = ""
-
-    @classmethod
-    def start(cls, db: Path, *extra: str) -> HttpServer:
-        """Starts the server and waits (30 s at most) for the endpoint it announces."""
-        command = [sys.executable, "-m", "examples.billing", "--db", str(db), "--http"]
-        process = subprocess.Popen(
-            [*command, "--port", "0", *extra],
-            cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        lines: queue.Queue[str] = queue.Queue()
-        reader = threading.Thread(target=_drain, args=(process.stderr, lines), daemon=True)
-        reader.start()
-        server = cls(process, reader)
-        seen = []
-        try:
-            while not server.url:
-                line = lines.get(timeout=30)
-                seen.append(line)
-                if not line:
-                    raise RuntimeError("the server exited:\n" + "".join(seen))
-                found = _ANNOUNCED.search(line)
-                server.url = found.group(0) if found else ""
-        except BaseException:
-            server.stop()
-            raise
-        return server
-
-    def stop(self) -> None:
-        """Terminates the server (kills it after 10 s) and closes its stderr pipe."""
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-        self.reader.join(timeout=10)
-        if self.process.stderr is not None:
-            self.process.stderr.close()
 
 
 @pytest.fixture(scope="module", params=TRANSPORTS)
@@ -237,10 +49,7 @@ def session(
     db_path = tmp_path_factory.mktemp(transport) / "billing.db"
     ids = pick_ids(BillingDB.open(db_path))
     if transport == "stdio":
-        args = ["-m", "examples.billing", "--db", str(db_path)]
-        yield anyio.run(
-            record, StdioServerParameters(command=sys.executable, args=args, cwd=ROOT), ids
-        )
+        yield anyio.run(record, stdio_server(db_path), ids)
         return
     server = HttpServer.start(db_path, *(["--stateless"] if transport == "http-stateless" else []))
     try:
@@ -471,8 +280,8 @@ def test_remind_is_idempotent_and_says_ok(session: Session) -> None:
     """remind answers OK, twice, and NOT_FOUND for an unknown invoice."""
     calls = [c for c in session.calls if c.arguments.get("action") == "remind"]
     assert [c.texts for c in calls[:2]] == [("OK",), ("OK",)]
-    assert parse(calls[2].texts).error is not None
-    assert parse(calls[2].texts).error.code == "NOT_FOUND"  # type: ignore[union-attr]
+    error = parse(calls[2].texts).error
+    assert error is not None and error.code == "NOT_FOUND"
 
 
 def test_mark_paid(session: Session) -> None:
