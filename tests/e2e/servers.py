@@ -1,0 +1,131 @@
+"""Starting and stopping the sample app's servers: subprocesses, uvicorn in-process, stdio."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import uvicorn
+from mcp import StdioServerParameters
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+TARGET = f"{HERE / 'sample_app.py'}:app"
+"""The sample app as the CLI names it."""
+
+CLI_MODULE = (sys.executable, "-m", "mcpfusion.cli")
+CLI_SCRIPT = str(Path(sys.executable).with_name("mcpfusion"))
+"""The installed console script, next to the interpreter running the tests."""
+
+_SERVING = re.compile(r"serving '[^']*' at (http://\S+)")
+
+
+def stdio_params(*extra: str) -> StdioServerParameters:
+    """Spawn parameters for ``mcpfusion run TARGET`` over stdio."""
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "mcpfusion.cli", "run", TARGET, *extra], cwd=REPO
+    )
+
+
+def stop(process: subprocess.Popen[Any]) -> None:
+    """Stops a server by its PID: SIGTERM, then SIGKILL if it is still up after 10 s."""
+    if process.poll() is None:
+        os.kill(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
+@asynccontextmanager
+async def http_server(*extra: str, target: str = TARGET) -> AsyncIterator[str]:
+    """Runs ``mcpfusion run TARGET --http --port 0`` and yields its endpoint URL."""
+    with tempfile.TemporaryFile(mode="w+") as log:
+        process = subprocess.Popen(
+            [*CLI_MODULE, "run", target, "--http", "--port", "0", *extra],
+            cwd=REPO,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+        )
+        try:
+            url = await _announced_url(process, log)
+            yield url
+        finally:
+            stop(process)
+
+
+async def _announced_url(process: subprocess.Popen[Any], log: Any) -> str:
+    with anyio.fail_after(30):
+        while True:
+            log.seek(0)
+            text = log.read()
+            found = _SERVING.search(text)
+            if found:
+                return found.group(1)
+            if process.poll() is not None:
+                raise RuntimeError(f"the server exited with {process.returncode}:\n{text}")
+            await anyio.sleep(0.05)
+
+
+@asynccontextmanager
+async def uvicorn_in_process(app: Any) -> AsyncIterator[int]:
+    """Serves an ASGI app with uvicorn in this event loop on a free port; yields the port."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))  # kept bound from here on: no race for the port
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    stopped = anyio.Event()
+
+    async def serve() -> None:
+        try:
+            await server.serve([sock])
+        finally:
+            stopped.set()
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(serve)
+            try:
+                with anyio.fail_after(10):
+                    while not server.started:
+                        await anyio.sleep(0.02)
+                yield sock.getsockname()[1]
+            finally:
+                server.should_exit = True
+                with anyio.move_on_after(10):
+                    await stopped.wait()
+                group.cancel_scope.cancel()
+    finally:
+        sock.close()
+
+
+def run_cli(*args: str, timeout: float = 60, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """Runs the installed ``mcpfusion`` script; output is captured as text."""
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run(
+        [CLI_SCRIPT, *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+        **kwargs,
+    )
+
+
+def texts(content: Sequence[Any]) -> list[str]:
+    """The text of each content item of a client-side result."""
+    return [item.text for item in content]

@@ -1,0 +1,76 @@
+"""A client that is not Python: the official TypeScript SDK over stdio and HTTP."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.e2e.servers import HERE, REPO, TARGET
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+SDK = "@modelcontextprotocol/sdk"
+SDK_VERSION = "1.32.2"
+"""Pinned: the newest release when this test was written; it supports Node 18 and later."""
+SCRATCH = REPO / ".e2e-node"
+ARGUMENTS = {"action": "get", "invoice_id": "INV-1"}
+
+
+@pytest.fixture(scope="module")
+def node_client() -> Path:
+    """The Node script, beside the TypeScript SDK installed from npm into ``.e2e-node/``."""
+    npm, node = shutil.which("npm"), shutil.which("node")
+    if npm is None or node is None:
+        pytest.skip("npm is not installed: the TypeScript-SDK client test needs Node.js and npm")
+    installed = SCRATCH / "node_modules" / SDK / "package.json"
+    if not installed.is_file() or json.loads(installed.read_text())["version"] != SDK_VERSION:
+        SCRATCH.mkdir(exist_ok=True)
+        (SCRATCH / "package.json").write_text('{"private": true}\n')
+        subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", f"{SDK}@{SDK_VERSION}"],
+            cwd=SCRATCH,
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+    # Beside node_modules, so that Node resolves the SDK's bare import specifiers.
+    script = SCRATCH / "node_client.mjs"
+    shutil.copyfile(HERE / "node_client.mjs", script)
+    return script
+
+
+async def run_node(script: Path, mode: str, endpoint: str) -> dict[str, Any]:
+    """Runs the Node client; returns what it printed."""
+    command = ["node", str(script), mode, endpoint, "billing", json.dumps(ARGUMENTS)]
+    with anyio.fail_after(60):
+        done = await anyio.run_process(command, cwd=SCRATCH, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    printed: dict[str, Any] = json.loads(done.stdout)
+    return printed
+
+
+async def check(printed: dict[str, Any], app: Any) -> None:
+    """The Node client saw the app's identity, tools and blocks."""
+    assert printed["server"] == {"name": "sample", "version": "1.2.3"}
+    assert printed["tools"] == app.list_tools()
+    expected = (await app.call_tool("billing", ARGUMENTS)).to_mcp()
+    assert printed["result"]["content"] == expected["content"]
+    assert printed["result"].get("isError", False) is False
+
+
+async def test_typescript_client_over_stdio(node_client: Path, app: Any) -> None:
+    """The TypeScript SDK lists tools and calls one over stdio."""
+    command = [sys.executable, "-m", "mcpfusion.cli", "run", TARGET]
+    await check(await run_node(node_client, "stdio", json.dumps(command)), app)
+
+
+async def test_typescript_client_over_http(node_client: Path, app: Any, http_url: str) -> None:
+    """The TypeScript SDK lists tools and calls one over streamable HTTP."""
+    await check(await run_node(node_client, "http", http_url), app)

@@ -1,0 +1,210 @@
+"""The MCP SDK adapter in-process: conversions, failures, cancellation, security settings."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from mcpfusion import ToolResponse, error, success_structured
+from mcpfusion.adapters import asgi_app, build_server, to_call_tool_result, transport_security
+from mcpfusion.app import Fusion
+from mcpfusion.builder import response
+from mcpfusion.context import Context, Progress
+
+TOOL = {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}
+
+
+class StubApp:
+    """A hand-written app: records what the adapter hands it, answers from ``behaviour``."""
+
+    name = "stub"
+    version = "9.9.9"
+    instructions = "Be kind."
+
+    def __init__(self, behaviour: Any = None) -> None:
+        self.behaviour = behaviour
+        self.listed = 0
+        self.calls: list[tuple[str, Any, Mapping[str, Any] | None]] = []
+        self.cancelled = anyio.Event()
+        self.started = anyio.Event()
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        self.listed += 1
+        return [dict(TOOL)]
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        progress: Progress | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> ToolResponse:
+        self.calls.append((name, arguments, meta))
+        if self.behaviour == "raise":
+            raise KeyError("secret internals")
+        if self.behaviour == "wrong type":
+            return {"content": []}
+        if self.behaviour == "hang":
+            self.started.set()
+            try:
+                await anyio.sleep_forever()
+            finally:
+                self.cancelled.set()
+        if self.behaviour == "progress":
+            assert progress is not None
+            await progress(1, 2, "half")
+            await progress(2, 2, None)
+        return response({"name": name}).rule("a rule").build()
+
+
+@pytest.mark.parametrize(
+    "built",
+    [
+        response({"a": 1}).rule("r").suggest("echo", "again").build(),
+        success_structured([1, 2]),
+        error("nope"),
+    ],
+)
+def test_call_tool_result_is_the_wire_form(built: ToolResponse) -> None:
+    """The SDK result serializes to exactly ``ToolResponse.to_mcp()``."""
+    result = to_call_tool_result(built)
+    wire = result.model_dump(by_alias=True, exclude_none=True, exclude={"result_type"})
+    assert wire == built.to_mcp()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_server_identity_and_tools(mode: str) -> None:
+    """Name, version, instructions and tools come from the app; tools convert once."""
+    app = StubApp()
+    async with Client(build_server(app), mode=mode) as client:
+        assert client.server_info is not None
+        assert (client.server_info.name, client.server_info.version) == ("stub", "9.9.9")
+        assert client.instructions == "Be kind."
+        first = await client.list_tools()
+        await client.list_tools()
+        await client.call_tool("echo", {})
+    assert [t.model_dump(by_alias=True, exclude_none=True) for t in first.tools] == [TOOL]
+    assert app.listed == 1
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("behaviour", ["raise", "wrong type"])
+async def test_escaped_failure_is_an_internal_error_result(
+    behaviour: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An exception or a non-response out of the app is INTERNAL_ERROR, logged, not leaked."""
+    async with Client(build_server(StubApp(behaviour))) as client:
+        result = await client.call_tool("echo", {})
+    assert result.is_error
+    text = result.content[0].text
+    assert 'code="INTERNAL_ERROR"' in text and "secret" not in text
+    assert any(r.levelno == logging.ERROR and r.exc_info for r in caplog.records)
+
+
+@pytest.mark.anyio
+async def test_arguments_and_meta_reach_the_app() -> None:
+    """The call's name, arguments and request metadata are handed to the app."""
+    app = StubApp()
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        pass
+
+    async with Client(build_server(app), mode="legacy") as client:
+        await client.call_tool("echo", {"x": [1]}, progress_callback=on_progress)
+    name, arguments, meta = app.calls[0]
+    assert (name, arguments) == ("echo", {"x": [1]})
+    assert meta is not None and meta.get("progress_token") is not None
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_progress_reaches_the_client(mode: str) -> None:
+    """Progress the app reports arrives at the client's callback, in order."""
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    async with Client(build_server(StubApp("progress")), mode=mode) as client:
+        await client.call_tool("echo", {}, progress_callback=on_progress)
+    assert seen == [(1, 2, "half"), (2, 2, None)]
+
+
+@pytest.mark.anyio
+async def test_cancellation_reaches_the_app() -> None:
+    """A call the client cancels is cancelled inside the app; no result is made up."""
+    app = StubApp("hang")
+    with anyio.fail_after(10):
+        async with Client(build_server(app), mode="legacy") as client:
+            async with anyio.create_task_group() as group:
+                group.start_soon(client.call_tool, "echo", {})
+                await app.started.wait()
+                group.cancel_scope.cancel()
+            await app.cancelled.wait()
+
+
+@pytest.mark.anyio
+async def test_fusion_app_through_the_adapter() -> None:
+    """A real Fusion app answers through the adapter exactly as in-process."""
+    app = Fusion("demo", version="2.0.0")
+    tool = app.tool("greet", description="Greetings.")
+
+    @tool.action("hello", read_only=True)
+    async def hello(name: str, ctx: Context) -> str:
+        await ctx.progress(1, 1, "done")
+        return f"hello {name}"
+
+    async with Client(build_server(app)) as client:
+        result = await client.call_tool("greet", {"action": "hello", "name": "ada"})
+        listed = await client.list_tools()
+    expected = (await app.call_tool("greet", {"action": "hello", "name": "ada"})).to_mcp()
+    assert [c.text for c in result.content] == [c["text"] for c in expected["content"]]
+    assert [t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools] == (
+        app.list_tools()
+    )
+
+
+def test_loopback_bind_protects_against_dns_rebinding() -> None:
+    """Loopback binds allow only loopback Host and Origin values, on any port."""
+    settings = transport_security("127.0.0.1")
+    assert settings.enable_dns_rebinding_protection
+    assert settings.allowed_hosts == ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+    assert "http://localhost:*" in settings.allowed_origins
+
+
+def test_public_bind_without_hosts_is_unprotected() -> None:
+    """A public bind without allowed_hosts leaves Host checks to the proxy."""
+    assert not transport_security("0.0.0.0").enable_dns_rebinding_protection
+
+
+def test_allowed_hosts_derive_origins() -> None:
+    """Given hosts switch protection on; origins default to http and https on them."""
+    settings = transport_security("0.0.0.0", ["api.example.com"])
+    assert settings.enable_dns_rebinding_protection
+    assert settings.allowed_origins == ["http://api.example.com", "https://api.example.com"]
+    explicit = transport_security("0.0.0.0", ["a.example"], ["https://ui.example"])
+    assert explicit.allowed_origins == ["https://ui.example"]
+
+
+def test_asgi_app_routes_the_exact_path() -> None:
+    """The ASGI app is a Starlette app with one Route (no Mount redirect) at ``path``."""
+    app = asgi_app(StubApp(), path="/rpc")
+    assert isinstance(app, Starlette)
+    assert [(type(r), r.path) for r in app.routes] == [(Route, "/rpc")]
+
+
+def test_fusion_serving_methods_delegate() -> None:
+    """``Fusion.asgi_app`` builds the adapter's app; ``run`` rejects an unknown transport."""
+    app = Fusion("demo")
+    assert isinstance(app.asgi_app(path="/x"), Starlette)
+    with pytest.raises(ValueError, match="transport must be 'stdio' or 'http'"):
+        app.run("sse")
