@@ -1,6 +1,8 @@
 """mcpfusion: MCP servers whose tool results are presented, not dumped."""
 
+from mcpfusion.app import Fusion
 from mcpfusion.builder import ResponseBuilder, as_response, response, success, toon_success
+from mcpfusion.context import Context, Request
 from mcpfusion.errors import (
     DefinitionError,
     FusionError,
@@ -8,6 +10,7 @@ from mcpfusion.errors import (
     SerializationError,
     ToolError,
 )
+from mcpfusion.presenter import Presenter, suggest
 from mcpfusion.response import (
     ResponseView,
     Suggestion,
@@ -18,16 +21,22 @@ from mcpfusion.response import (
     tool_error,
     view_of,
 )
+from mcpfusion.tool import Tool
 from mcpfusion.ui import UIBlock
 
 __all__ = [
+    "Context",
     "DefinitionError",
+    "Fusion",
     "FusionError",
+    "Presenter",
     "PresenterError",
+    "Request",
     "ResponseBuilder",
     "ResponseView",
     "SerializationError",
     "Suggestion",
+    "Tool",
     "ToolError",
     "ToolResponse",
     "UIBlock",
@@ -37,6 +46,7 @@ __all__ = [
     "response",
     "success",
     "success_structured",
+    "suggest",
     "tool_error",
     "toon_success",
     "view_of",

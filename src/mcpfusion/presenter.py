@@ -247,39 +247,41 @@ class Presenter:
         builder.ui(*parts.ui).embed(*parts.embeds).directive(*parts.directives)
         return builder.rule(*parts.rules).suggestion(*parts.suggestions)
 
-    def _render(self, data: Any, ctx: Any) -> _Parts:
+    def _render(self, data: Any, ctx: Any, with_ui: bool = True) -> _Parts:
+        # with_ui is False under a collection parent, which drops child UI blocks (SPEC §6):
+        # their callbacks are not run at all rather than run and thrown away.
         if data is None:
             return _Parts(None, directives=[*self._static_directives], rules=[*self._static_rules])
         if isinstance(data, list | tuple):
-            return self._render_collection(data, ctx)
+            return self._render_collection(data, ctx, with_ui)
         masked = self._masked_one(data)
         parts = _Parts(masked)
         for key, child in self._embeds.items():
             raw = _read(data, key)
             if raw is not None:
-                sub = child._render(raw, ctx)
+                sub = child._render(raw, ctx, with_ui)
                 masked[key] = sub.data
-                parts.merge_child(sub, with_ui=True)
-        self._callbacks_into(parts, ctx, collection=False)
+                parts.merge_child(sub, with_ui=with_ui)
+        self._callbacks_into(parts, ctx, collection=False, with_ui=with_ui)
         return parts
 
-    def _render_collection(self, rows: Sequence[Any], ctx: Any) -> _Parts:
+    def _render_collection(self, rows: Sequence[Any], ctx: Any, with_ui: bool) -> _Parts:
         hidden = 0
         if self.limit is not None and len(rows) > self.limit:
             hidden = len(rows) - self.limit
             rows = rows[: self.limit]  # before masking: dropped rows are never validated
         masked = self._masked_many(rows)
         parts = _Parts(masked)
-        if hidden:
+        if hidden and with_ui:
             parts.ui.append(self._truncation_block(len(masked), hidden))
         for key, child in self._embeds.items():
             for raw_row, row in zip(rows, masked, strict=True):
                 raw = _read(raw_row, key)
                 if raw is not None:
-                    sub = child._render(raw, ctx)
+                    sub = child._render(raw, ctx, with_ui=False)
                     row[key] = sub.data
                     parts.merge_child(sub, with_ui=False)
-        self._callbacks_into(parts, ctx, collection=True)
+        self._callbacks_into(parts, ctx, collection=True, with_ui=with_ui)
         return parts
 
     def _truncation_block(self, shown: int, hidden: int) -> UIBlock:
@@ -289,15 +291,16 @@ class Presenter:
             f"⚠️ Dataset truncated. {shown} shown, {hidden} hidden. Use filters to narrow results."
         )
 
-    def _callbacks_into(self, parts: _Parts, ctx: Any, *, collection: bool) -> None:
+    def _callbacks_into(self, parts: _Parts, ctx: Any, *, collection: bool, with_ui: bool) -> None:
         # Children's entries were merged first; the parent's own go before them.
         prefix = "collection_" if collection else ""
         data = parts.data
-        parts.ui[len(parts.ui) :] = [
-            block
-            for fn in self._callbacks[f"{prefix}ui"]
-            for block in _many(fn(data, ctx), UIBlock, "ui")
-        ]
+        if with_ui:
+            parts.ui.extend(
+                block
+                for fn in self._callbacks[f"{prefix}ui"]
+                for block in _many(fn(data, ctx), UIBlock, "ui")
+            )
         parts.directives[:0] = [*self._static_directives] + [
             text
             for fn in self._callbacks["directives"]
