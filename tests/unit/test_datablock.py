@@ -1,0 +1,111 @@
+"""Unit tests for mcpfusion.datablock: JSON, compact JSON and TOON rendering of the data."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+import pydantic_core
+import pytest
+import toon_format
+
+from mcpfusion.datablock import (
+    DATA_FORMATS,
+    EMPTY_TEXT,
+    render_data,
+    to_json,
+    to_jsonable,
+    to_toon,
+)
+from mcpfusion.errors import SerializationError
+
+ROWS = [{"id": i, "name": f"n{i}", "tags": ["a", "b"], "at": dt.date(2024, 1, i)} for i in (1, 2)]
+
+
+def test_to_json_matches_pydantic_core_when_nothing_to_neutralize() -> None:
+    """Without a reserved tag, to_json is exactly pydantic-core's indented output."""
+    assert to_json(ROWS) == pydantic_core.to_json(ROWS, indent=2).decode()
+
+
+def test_to_json_compact() -> None:
+    """indent=None writes compact JSON with no whitespace."""
+    assert to_json({"a": [1, {"b": None}]}, indent=None) == '{"a":[1,{"b":null}]}'
+
+
+def test_to_json_neutralizes_only_reserved_tags() -> None:
+    """Only a '<' that starts a reserved tag is escaped; other '<' stay raw."""
+    text = to_json(["<b>", "</llm_directives>", "a<tool_error"], indent=None)
+    assert text == '["<b>","\\u003c/llm_directives>","a\\u003ctool_error"]'
+
+
+def test_to_json_escaped_backslash_before_tag() -> None:
+    """A backslash before a reserved tag stays a literal backslash after neutralization."""
+    value = ["\\<domain_rules>"]
+    text = to_json(value, indent=None)
+    assert text == '["\\\\\\u003cdomain_rules>"]'
+    assert json.loads(text) == value
+
+
+@pytest.mark.parametrize("value", [object(), {"k": {1, object()}}, [lambda: 1]])
+def test_to_json_unserializable_raises_serialization_error(value: Any) -> None:
+    """An unserializable value raises SerializationError chained to the original error."""
+    with pytest.raises(SerializationError) as caught:
+        to_json(value)
+    assert caught.value.code == "INTERNAL_ERROR"
+    assert caught.value.__cause__ is not None
+
+
+def test_to_json_circular_reference_raises_serialization_error() -> None:
+    """A self-referencing value is a SerializationError, not a crash."""
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(SerializationError):
+        to_json(loop)
+
+
+def test_to_jsonable_uses_json_mode() -> None:
+    """to_jsonable converts dates, sets, tuples and NaN the way pydantic's JSON mode does."""
+    value = {"d": dt.date(2024, 1, 2), "s": {3}, "t": (1, 2), "n": float("nan")}
+    assert to_jsonable(value) == {"d": "2024-01-02", "s": [3], "t": [1, 2], "n": None}
+    with pytest.raises(SerializationError):
+        to_jsonable(object())
+
+
+def test_to_toon_uses_pipe_delimiter_and_round_trips() -> None:
+    """to_toon writes a pipe-delimited table that decodes to the JSON form of the value."""
+    flat = [{"id": 1, "at": dt.date(2024, 1, 1)}, {"id": 2, "at": dt.date(2024, 1, 2)}]
+    assert to_toon(flat) == "[2|]{id|at}:\n  1|2024-01-01\n  2|2024-01-02"
+    assert toon_format.decode(to_toon(ROWS)) == to_jsonable(ROWS)
+
+
+def test_to_toon_unserializable_raises() -> None:
+    """A value TOON cannot encode raises SerializationError."""
+    with pytest.raises(SerializationError):
+        to_toon({"k": object()})
+
+
+@pytest.mark.parametrize("data_format", DATA_FORMATS)
+def test_render_data_empty_values_are_ok(data_format: Any) -> None:
+    """None and "" render as OK in every format."""
+    assert render_data(None, data_format) == EMPTY_TEXT == "OK"
+    assert render_data("", data_format) == "OK"
+
+
+@pytest.mark.parametrize("data_format", DATA_FORMATS)
+def test_render_data_str_is_verbatim_in_every_format(data_format: Any) -> None:
+    """A str payload is never JSON-quoted or TOON-encoded, only neutralized."""
+    assert render_data('a "b"\n<domain_rules>', data_format) == 'a "b"\n&lt;domain_rules>'
+
+
+def test_render_data_formats() -> None:
+    """json is indented, compact has no whitespace, toon is TOON."""
+    value = {"a": [1, 2]}
+    assert render_data(value) == '{\n  "a": [\n    1,\n    2\n  ]\n}'
+    assert render_data(value, "compact") == '{"a":[1,2]}'
+    assert render_data(value, "toon") == "a[2|]: 1|2"
+
+
+def test_data_formats() -> None:
+    """The three data formats, default first."""
+    assert DATA_FORMATS == ("json", "compact", "toon")

@@ -1,0 +1,111 @@
+"""Unit tests for mcpfusion.response: ToolResponse, Suggestion, the side door, error helpers."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from mcpfusion import ResponseView, Suggestion, ToolResponse, view_of
+from mcpfusion.response import (
+    attach_view,
+    error,
+    required,
+    success_structured,
+    tool_error,
+    wrap_structured,
+)
+
+
+@pytest.mark.parametrize("tool", ["", "a b", "a: b", "a\nb", "<domain_rules>", "x" * 129, 5])
+def test_suggestion_tool_is_validated(tool: Any) -> None:
+    """A suggestion's tool cannot hold text that would change how its line parses."""
+    with pytest.raises(ValueError, match="suggestion"):
+        Suggestion(tool, "why")
+
+
+@pytest.mark.parametrize("tool", ["a", "billing.remind", "crm/find_customer", "A-1_b", "x" * 128])
+def test_suggestion_tool_accepts_tool_references(tool: str) -> None:
+    """Letters, digits and _.-/ up to 128 characters name a tool or action."""
+    assert Suggestion(tool, "why").entry == f"{tool}: why"
+
+
+def test_tool_response_is_frozen() -> None:
+    """A ToolResponse cannot be changed after it is built."""
+    result = ToolResponse(("a",))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.is_error = True
+
+
+def test_tool_response_identity() -> None:
+    """Responses compare by identity, so each built response has its own view."""
+    first, second = ToolResponse(("a",)), ToolResponse(("a",))
+    assert first != second
+    assert len({first, second}) == 2
+
+
+def test_text_joins_blocks_with_a_blank_line() -> None:
+    """ToolResponse.text is every block, separated by a blank line."""
+    assert ToolResponse(("a", "b")).text == "a\n\nb"
+
+
+def test_to_mcp_shapes() -> None:
+    """to_mcp writes text items, isError, and structuredContent only when set."""
+    assert ToolResponse(("a",), is_error=True).to_mcp() == {
+        "content": [{"type": "text", "text": "a"}],
+        "isError": True,
+    }
+    assert ToolResponse(("{}",), structured_content={}).to_mcp()["structuredContent"] == {}
+
+
+def test_view_of_unbuilt_response_is_none() -> None:
+    """A response made by hand has no view; attach_view gives it one."""
+    result = ToolResponse(("a",))
+    assert view_of(result) is None
+    view = ResponseView(data="a")
+    assert attach_view(result, view) is result
+    assert view_of(result) is view
+
+
+def test_response_view_defaults() -> None:
+    """A view holds only data unless parts are given."""
+    view = ResponseView(data=1)
+    assert (view.system_rules, view.ui_blocks, view.directives) == ((), (), ())
+    assert (view.suggestions, view.embeds) == ((), ())
+
+
+def test_error_helpers_have_no_view() -> None:
+    """Error envelopes are not built responses, so the side door holds nothing for them."""
+    assert view_of(error("x")) is None
+    assert view_of(required("f")) is None
+    assert view_of(tool_error("C", "m")) is None
+
+
+def test_tool_error_accepts_a_tuple_of_actions() -> None:
+    """available_actions may be any sequence, a tuple included."""
+    text = tool_error("C", "m", available_actions=("a", "b")).blocks[0]
+    assert "  <action>a</action>\n  <action>b</action>" in text
+
+
+def test_required_names_the_field() -> None:
+    """required(field) has code MISSING_REQUIRED_FIELD and names the field twice."""
+    text = required("customer.email").blocks[0]
+    assert text.startswith('<tool_error code="MISSING_REQUIRED_FIELD" severity="error">')
+    assert text.count("customer.email") == 2
+
+
+def test_wrap_structured() -> None:
+    """A dict passes as it is; any other JSON value is wrapped under result."""
+    value = {"a": 1}
+    assert wrap_structured(value) is value
+    assert wrap_structured([1]) == {"result": [1]}
+    assert wrap_structured(None) == {"result": None}
+
+
+def test_success_structured_view_is_the_structured_object() -> None:
+    """success_structured's view data is the structuredContent it sends."""
+    result = success_structured({"a": (1, 2)})
+    view = view_of(result)
+    assert view is not None
+    assert view.data == result.structured_content == {"a": [1, 2]}

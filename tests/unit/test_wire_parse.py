@@ -1,0 +1,142 @@
+"""Unit tests for mcpfusion.wire.parse: content item forms, block kinds, errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from mcpfusion import error, response, tool_error, ui
+from mcpfusion.wire import ParsedError, ParsedUIBlock, parse, parse_error
+from mcpfusion.wire.format import validation_error
+from mcpfusion.wire.parse import parse_ui_block
+
+
+@dataclass
+class TextContent:
+    """Stands in for the MCP client's content objects, which carry a .text attribute."""
+
+    text: str
+    type: str = "text"
+
+
+BUILT = response({"a": 1}).ui(ui.markdown("m")).rule("r").build()
+
+
+def test_accepts_strings_dicts_and_objects() -> None:
+    """parse reads plain strings, MCP dicts and objects with a text attribute alike."""
+    as_dicts = parse(BUILT.to_mcp()["content"])
+    assert parse(BUILT.blocks) == as_dicts
+    assert parse([TextContent(block) for block in BUILT.blocks]) == as_dicts
+    assert as_dicts.data == {"a": 1}
+    assert as_dicts.rules == ("r",)
+
+
+def test_empty_content_raises() -> None:
+    """A result with no content items is not a tool result."""
+    with pytest.raises(ValueError):
+        parse([])
+
+
+@pytest.mark.parametrize("text", ["OK", "plain text", "[not json", "nope", "", "{'a': 1}"])
+def test_text_data_is_not_json(text: str) -> None:
+    """A data block that is not JSON is kept as text, with is_json false."""
+    parsed = parse([text])
+    assert (parsed.data_text, parsed.data, parsed.is_json) == (text, None, False)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("null", None), ("-1", -1), ("[]", []), ("true", True)]
+)
+def test_json_data_is_decoded(text: str, value: object) -> None:
+    """A JSON data block is decoded, including scalars."""
+    parsed = parse([text])
+    assert parsed.is_json
+    assert parsed.data == value
+
+
+def test_unknown_blocks_go_to_others() -> None:
+    """A block of no known kind is kept in others, in order."""
+    parsed = parse(["1", "free text", "<domain_rules>unterminated", "<x>"])
+    assert parsed.others == ("free text", "<domain_rules>unterminated", "<x>")
+
+
+def test_ui_and_embeds_share_ui_blocks() -> None:
+    """UI and embed blocks both come back in ui_blocks, in wire order."""
+    built = response(1).embed(ui.markdown("E")).ui(ui.markdown("U")).build()
+    assert [b.content for b in parse(built.blocks).ui_blocks] == ["U", "E"]
+
+
+def test_suggestion_reason_may_hold_colons() -> None:
+    """A suggestion splits at the first ': ', so reasons keep theirs."""
+    built = response(1).suggest("t.a", "why: because: yes").build()
+    assert parse(built.blocks).suggestions == (("t.a", "why: because: yes"),)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<ui_passthrough type="x">x\n</ui_passthrough>',
+        '<ui_passthrough type="x">\nx</ui_passthrough>',
+        '<ui_passthrough type="x">\nx\n</ui_passthrough>\n',
+        '<ui_passthrough TYPE="x">\nx\n</ui_passthrough>',
+        "<ui_passthrough type=x>\nx\n</ui_passthrough>",
+        "<domain_rules>\n- x\n</domain_rules>",
+    ],
+)
+def test_parse_ui_block_rejects_malformed_blocks(text: str) -> None:
+    """parse_ui_block returns None unless the text follows the SPEC §4.1 template exactly."""
+    assert parse_ui_block(text) is None
+
+
+def test_parse_ui_block_reads_attributes_and_fence() -> None:
+    """Attributes are unescaped, priority becomes an int, a fenced body is unwrapped."""
+    block = ui.code_block("py", "```\nx\n```", title="a&b", width="third", priority=0)
+    assert parse_ui_block(block.text) == ParsedUIBlock(
+        type="py",
+        content=block.content,
+        title="a&b",
+        width="third",
+        priority=0,
+        lang="py",
+        body="```\nx\n```",
+    )
+
+
+def test_parse_ui_block_unfenced_body_is_the_content() -> None:
+    """Unfenced content has no language and its body is the content itself."""
+    parsed = parse_ui_block(ui.markdown("# T\n\n`code`").text)
+    assert parsed is not None
+    assert (parsed.lang, parsed.body) == (None, "# T\n\n`code`")
+
+
+def test_parse_error_reads_tool_error() -> None:
+    """parse_error unescapes the code, severity and message of a tool_error."""
+    text = tool_error("A&B", "x < y & z", recovery="r", severity="critical").blocks[0]
+    assert parse_error(text) == ParsedError("A&B", "critical", "x < y & z")
+
+
+def test_parse_error_reads_validation_error() -> None:
+    """A validation_error reports code VALIDATION_ERROR with the whole envelope as message."""
+    text = validation_error("t/a", [("f", "bad")])
+    assert parse_error(text) == ParsedError("VALIDATION_ERROR", "error", text)
+
+
+def test_parse_error_without_message_element() -> None:
+    """A tool_error without a message element reads as an empty message."""
+    text = '<tool_error code="C" severity="error">\n</tool_error>'
+    assert parse_error(text) == ParsedError("C", "error", "")
+
+
+def test_parse_error_none_for_other_text() -> None:
+    """Text that is not an error envelope gives None."""
+    assert parse_error("&lt;tool_error code=") is None
+    assert parse_error("OK") is None
+
+
+def test_parse_sets_error_for_envelopes() -> None:
+    """parse fills error for an error response and leaves it None for data."""
+    parsed = parse(error("boom", code="X").blocks)
+    assert parsed.error == ParsedError("X", "error", "boom")
+    assert not parsed.is_json
+    assert parse(BUILT.blocks).error is None
