@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
@@ -17,6 +17,7 @@ from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, Transpo
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+from mcpfusion.context import Progress
 from mcpfusion.response import ToolResponse, tool_error
 
 __all__ = [
@@ -35,8 +36,6 @@ logger = logging.getLogger(__name__)
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 """Bind addresses for which DNS-rebinding protection is switched on by default."""
-
-Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
 class ServableApp(Protocol):
