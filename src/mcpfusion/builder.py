@@ -31,35 +31,51 @@ class ResponseBuilder:
         self._rules: list[str] = []
         self._suggestions: list[Suggestion] = []
 
+    @classmethod
+    def _of(
+        cls,
+        data: Any,
+        data_format: DataFormat,
+        ui: list[UIBlock],
+        embeds: list[UIBlock],
+        directives: list[str],
+        rules: list[str],
+        suggestions: list[Suggestion],
+    ) -> ResponseBuilder:
+        """A builder over parts a Presenter has already checked (its hot path)."""
+        builder = cls(data, data_format=data_format)
+        builder._ui, builder._embeds = ui, embeds
+        builder._directives, builder._rules, builder._suggestions = directives, rules, suggestions
+        return builder
+
     def ui(self, *blocks: UIBlock | None) -> Self:
         """Adds UI blocks (kind 2), in order; ``None`` entries are skipped."""
-        self._ui.extend(_checked(b, UIBlock, "ui") for b in blocks if b is not None)
+        _add(self._ui, blocks, UIBlock, "ui")
         return self
 
     def embed(self, *blocks: UIBlock | None) -> Self:
         """Adds blocks rendered by a child Presenter (kind 3), in order."""
-        self._embeds.extend(_checked(b, UIBlock, "embed") for b in blocks if b is not None)
+        _add(self._embeds, blocks, UIBlock, "embed")
         return self
 
     def directive(self, *hints: str | None) -> Self:
         """Adds ``<llm_directives>`` entries; falsy entries are dropped."""
-        self._directives.extend(_texts(hints, "directive"))
+        _add(self._directives, hints, str, "directive")
         return self
 
     def rule(self, *rules: str | None) -> Self:
         """Adds ``<domain_rules>`` entries; falsy entries are dropped."""
-        self._rules.extend(_texts(rules, "rule"))
+        _add(self._rules, rules, str, "rule")
         return self
 
     def suggest(self, tool: str, reason: str) -> Self:
         """Adds one ``<action_suggestions>`` entry, ``tool: reason``."""
-        return self.suggestion(Suggestion(tool, reason))
+        self._suggestions.append(Suggestion(tool, reason))
+        return self
 
     def suggestion(self, *suggestions: Suggestion | None) -> Self:
         """Adds prepared suggestions; ``None`` entries are skipped."""
-        self._suggestions.extend(
-            _checked(s, Suggestion, "suggestion") for s in suggestions if s is not None
-        )
+        _add(self._suggestions, suggestions, Suggestion, "suggestion")
         return self
 
     def build(self) -> ToolResponse:
@@ -68,8 +84,10 @@ class ResponseBuilder:
         rules = wire.bullet_entries(self._rules)
         suggestions = _unique_suggestions(self._suggestions)
         blocks = [render_data(self._data, self._format)]
-        blocks.extend(block.text for block in self._ui)
-        blocks.extend(block.text for block in self._embeds)
+        for block in self._ui:
+            blocks.append(block.text)
+        for block in self._embeds:
+            blocks.append(block.text)
         for tag, entries in (
             (wire.LLM_DIRECTIVES, directives),
             (wire.DOMAIN_RULES, rules),
@@ -79,39 +97,34 @@ class ResponseBuilder:
             if text is not None:
                 blocks.append(text)
         view = ResponseView(
-            data=self._data,
-            system_rules=tuple(rules),
-            ui_blocks=tuple(self._ui),
-            directives=tuple(directives),
-            suggestions=tuple(suggestions),
-            embeds=tuple(self._embeds),
+            self._data,
+            tuple(rules),
+            tuple(self._ui),
+            tuple(directives),
+            tuple(suggestions),
+            tuple(self._embeds),
         )
         return attach_view(ToolResponse(tuple(blocks)), view)
 
 
-def _checked(value: Any, kind: type, what: str) -> Any:
-    if not isinstance(value, kind):
-        raise TypeError(f"{what} expects {kind.__name__} values; got {type(value).__name__}")
-    return value
-
-
-def _texts(values: Iterable[str | None], what: str) -> list[str]:
-    texts = []
+def _add(target: list[Any], values: tuple[Any, ...], kind: type, what: str) -> None:
+    """Appends the truthy values, each checked to be a ``kind``."""
     for value in values:
         if not value:
             continue
-        if not isinstance(value, str):
-            raise TypeError(f"a {what} must be a str; got {type(value).__name__}")
-        texts.append(value)
-    return texts
+        if not isinstance(value, kind):
+            raise TypeError(f"{what} expects {kind.__name__} values; got {type(value).__name__}")
+        target.append(value)
 
 
 def _unique_suggestions(suggestions: Iterable[Suggestion]) -> list[Suggestion]:
     """Folds and neutralizes reasons, dropping later duplicates of the same entry."""
     unique: dict[str, Suggestion] = {}
     for suggestion in suggestions:
-        folded = Suggestion(suggestion.tool, wire.bullet_entry(suggestion.reason))
-        unique.setdefault(folded.entry, folded)
+        reason = wire.bullet_entry(suggestion.reason)
+        if reason != suggestion.reason:
+            suggestion = Suggestion(suggestion.tool, reason)
+        unique.setdefault(suggestion.entry, suggestion)
     return list(unique.values())
 
 

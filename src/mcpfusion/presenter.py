@@ -42,15 +42,23 @@ def _two_args(fn: Callable[..., Any]) -> _Call:
     raise DefinitionError(f"a Presenter callback takes (data) or (data, ctx): {fn!r}")
 
 
-def _many(value: Any, kind: type | tuple[type, ...], what: str) -> list[Any]:
-    """Normalizes a callback result: one value, an iterable of values, or nothing."""
-    if not value:
-        return []
-    items = [value] if isinstance(value, kind) else list(value)
-    for item in items:
-        if item and not isinstance(item, kind):
-            raise TypeError(f"a {what} callback returned {type(item).__name__}")
-    return [item for item in items if item]
+def _collect(fns: list[_Call], data: Any, ctx: Any, kind: type, what: str) -> list[Any]:
+    """Calls each callback; keeps the truthy values of what it returns (one or several)."""
+    out: list[Any] = []
+    for fn in fns:
+        value = fn(data, ctx)
+        if not value:
+            continue
+        if isinstance(value, kind):
+            out.append(value)
+            continue
+        for item in value:
+            if not item:
+                continue
+            if not isinstance(item, kind):
+                raise TypeError(f"a {what} callback returned {type(item).__name__}")
+            out.append(item)
+    return out
 
 
 def suggest(tool: str, reason: str) -> Suggestion:
@@ -243,9 +251,15 @@ class Presenter:
     ) -> ResponseBuilder:
         """Like ``present`` but returns the builder, for a caller that adds more parts."""
         parts = self._render(data, ctx)
-        builder = ResponseBuilder(self._select(parts.data, select), data_format=self.data_format)
-        builder.ui(*parts.ui).embed(*parts.embeds).directive(*parts.directives)
-        return builder.rule(*parts.rules).suggestion(*parts.suggestions)
+        return ResponseBuilder._of(
+            self._select(parts.data, select),
+            self.data_format,
+            parts.ui,
+            parts.embeds,
+            parts.directives,
+            parts.rules,
+            parts.suggestions,
+        )
 
     def _render(self, data: Any, ctx: Any, with_ui: bool = True) -> _Parts:
         # with_ui is False under a collection parent, which drops child UI blocks (SPEC §6):
@@ -273,7 +287,11 @@ class Presenter:
         masked = self._masked_many(rows)
         parts = _Parts(masked)
         if hidden and with_ui:
-            parts.ui.append(self._truncation_block(len(masked), hidden))
+            notice = self._truncation_block(len(masked), hidden)
+            if notice is not None:
+                if not isinstance(notice, UIBlock):
+                    raise TypeError(f"a truncation notice returned {type(notice).__name__}")
+                parts.ui.append(notice)
         for key, child in self._embeds.items():
             for raw_row, row in zip(rows, masked, strict=True):
                 raw = _read(raw_row, key)
@@ -284,7 +302,7 @@ class Presenter:
         self._callbacks_into(parts, ctx, collection=True, with_ui=with_ui)
         return parts
 
-    def _truncation_block(self, shown: int, hidden: int) -> UIBlock:
+    def _truncation_block(self, shown: int, hidden: int) -> UIBlock | None:
         if self._notice is not None:
             return self._notice(hidden)
         return ui.summary(
@@ -294,28 +312,15 @@ class Presenter:
     def _callbacks_into(self, parts: _Parts, ctx: Any, *, collection: bool, with_ui: bool) -> None:
         # Children's entries were merged first; the parent's own go before them.
         prefix = "collection_" if collection else ""
-        data = parts.data
+        data, callbacks = parts.data, self._callbacks
         if with_ui:
-            parts.ui.extend(
-                block
-                for fn in self._callbacks[f"{prefix}ui"]
-                for block in _many(fn(data, ctx), UIBlock, "ui")
-            )
-        parts.directives[:0] = [*self._static_directives] + [
-            text
-            for fn in self._callbacks["directives"]
-            for text in _many(fn(data, ctx), str, "directives")
-        ]
-        parts.rules[:0] = [*self._static_rules] + [
-            text
-            for fn in self._callbacks[f"{prefix}rules"]
-            for text in _many(fn(data, ctx), str, "rules")
-        ]
-        parts.suggestions[:0] = [
-            item
-            for fn in self._callbacks[f"{prefix}suggest"]
-            for item in _many(fn(data, ctx), Suggestion, "suggest")
-        ]
+            parts.ui += _collect(callbacks[f"{prefix}ui"], data, ctx, UIBlock, "ui")
+        directives = _collect(callbacks["directives"], data, ctx, str, "directives")
+        parts.directives[:0] = [*self._static_directives, *directives]
+        rules = _collect(callbacks[f"{prefix}rules"], data, ctx, str, "rules")
+        parts.rules[:0] = [*self._static_rules, *rules]
+        suggestions = _collect(callbacks[f"{prefix}suggest"], data, ctx, Suggestion, "suggest")
+        parts.suggestions[:0] = suggestions
 
     def _select(self, data: Any, select: Iterable[str] | None) -> Any:
         if isinstance(select, str):  # a str would select its characters

@@ -6,7 +6,7 @@ import re
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from mcpfusion import datablock
 from mcpfusion.ui import UIBlock
@@ -40,12 +40,12 @@ class Suggestion:
         return wire.suggestion_entry(self.tool, self.reason)
 
 
-@dataclass(frozen=True, slots=True)
-class ResponseView:
+class ResponseView(NamedTuple):
     """The structured view of a built response, as the agent receives it.
 
     ``data`` is the value serialized into the data block; rules, directives and suggestions
     are the entries of their blocks after folding, neutralization and de-duplication.
+    A named tuple: immutable, and cheap to make on every presented call.
     """
 
     data: Any

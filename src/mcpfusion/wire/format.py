@@ -61,7 +61,9 @@ def neutralize_json(text: str) -> str:
 
 def fold_lines(text: str) -> str:
     """Replaces every run of line breaks with one space."""
-    return _LINE_BREAKS.sub(" ", text)
+    # Every line-break character is unprintable, so printable text (the common case)
+    # skips the regex.
+    return text if text.isprintable() else _LINE_BREAKS.sub(" ", text)
 
 
 def escape_attr(value: str) -> str:
@@ -125,8 +127,7 @@ def bullet_block(tag: str, entries: Sequence[str]) -> str | None:
     """Renders already-prepared entries as a bullet block, or ``None`` when there are none."""
     if not entries:
         return None
-    lines = "\n".join(f"- {entry}" for entry in entries)
-    return f"<{tag}>\n{lines}\n</{tag}>"
+    return f"<{tag}>\n- " + "\n- ".join(entries) + f"\n</{tag}>"
 
 
 def suggestion_entry(tool: str, reason: str) -> str:
