@@ -8,8 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from mcpfusion import Suggestion, ui
-from mcpfusion.presenter import Presenter
+from mcpfusion import Presenter, Suggestion, ui
 
 Status = Literal["paid", "pending", "overdue"]
 STATUSES: tuple[Status, ...] = ("paid", "pending", "overdue")

@@ -8,8 +8,7 @@ from pydantic import BaseModel, Field
 
 from examples.billing.db import BillingDB
 from examples.billing.presenters import Status, customer_view, invoice_view
-from mcpfusion import ToolError, ToolResponse, toon_success
-from mcpfusion.app import Fusion
+from mcpfusion import Fusion, ToolError, ToolResponse, toon_success
 
 InvoiceId = Annotated[str, Field(description="Invoice id, e.g. INV-00001.")]
 CustomerId = Annotated[str, Field(description="Customer id, e.g. CUS-0001.")]
