@@ -200,8 +200,14 @@ def test_leak_detector_catches_a_leaked_view() -> None:
     result, markers = _rich()
     view = view_of(result)
     assert view is not None
-    as_fields = pydantic_core.to_jsonable_python(dataclasses.asdict(view))
+    fields = ("data", "system_rules", "ui_blocks", "directives", "suggestions", "embeds")
+    as_fields = pydantic_core.to_jsonable_python({name: getattr(view, name) for name in fields})
     leaky = attach_view(ToolResponse(result.blocks, structured_content=as_fields), view)
+    with pytest.raises(AssertionError):
+        assert_view_not_serialized(leaky, markers)
+    # The view as pydantic dumps it by default (for a named tuple, a list with no names).
+    as_dumped = {"view": pydantic_core.to_jsonable_python(view)}
+    leaky = attach_view(ToolResponse(result.blocks, structured_content=as_dumped), view)
     with pytest.raises(AssertionError):
         assert_view_not_serialized(leaky, markers)
     # Only the data object, by identity, with no view field names.
