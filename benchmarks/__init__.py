@@ -1,0 +1,1 @@
+"""Benchmarks: each module measures its figures against a baseline taken in the same run."""
