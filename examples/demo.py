@@ -23,7 +23,7 @@ import anyio
 import toon_format
 from mcp import Client, StdioServerParameters
 
-from examples.billing.seed import HOSTILE_CUSTOMER_ID
+from examples.billing.seed import HOSTILE_CUSTOMER_ID, INVOICES
 from mcpfusion import ToolResponse
 from mcpfusion.terminal import Style, TokenCounter, classify, definition_json
 
@@ -49,8 +49,8 @@ STEPS = (
         "A collection, cut to the Presenter's limit of 50",
         "billing",
         {"action": "list_invoices"},
-        "The database returns 2,400 rows with tenant ids and internal notes; the agent gets "
-        "50 masked rows, a truncation notice, a table, a chart, the rules and a next step.",
+        f"The database returns {INVOICES:,} rows with tenant ids and internal notes; the agent "
+        "gets 50 masked rows, a truncation notice, a table, a chart, the rules and a next step.",
     ),
     Step(
         "One invoice, its lines embedded by their own Presenter",
