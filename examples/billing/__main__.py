@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from examples.billing.db import BillingDatabaseError, BillingDB, default_path
 from examples.billing.server import create_app
+from mcpfusion import Fusion
 
 HOST = "127.0.0.1"
 ENV_DB = "MCPFUSION_BILLING_DB"
@@ -40,6 +41,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def app() -> Fusion:
+    """The app over the default database, for the CLI's ``examples.billing.__main__:app``.
+
+    Raises:
+        BillingDatabaseError: if the database cannot be opened or seeded.
+    """
+    return create_app(BillingDB.open(os.environ.get(ENV_DB) or default_path(os.environ)))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parses the command line, opens (or seeds) the database and serves until stopped."""
     parser = _parser()
@@ -53,15 +63,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BillingDatabaseError as exc:
         print(f"billing: error: {exc}", file=sys.stderr)
         return 2
-    app = create_app(db)
+    served = create_app(db)
     # Logs go to stderr (on stdio, stdout is the protocol); over HTTP the mcpfusion logger
     # announces the endpoint, which is how `--port 0` tells its caller the port it got.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
     logging.getLogger("mcpfusion").setLevel(logging.INFO)
     if args.http:
-        app.run(transport="http", host=HOST, port=args.port, stateless=args.stateless)
+        served.run(transport="http", host=HOST, port=args.port, stateless=args.stateless)
     else:
-        app.run()
+        served.run()
     return 0
 
 

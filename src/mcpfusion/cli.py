@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import inspect
 import json
 import logging
 import os
@@ -64,6 +65,8 @@ def _import_module(name: str) -> ModuleType:
 def load_app(target: str) -> Fusion:
     """The app named by ``module:attr`` or ``path/to/file.py:attr`` (``attr`` defaults to app).
 
+    ``attr`` may also name a function taking no arguments that returns the app.
+
     Raises:
         UsageError: the module or attribute does not exist, importing it failed, or the
             attribute is not an mcpfusion app.
@@ -85,6 +88,14 @@ def load_app(target: str) -> Fusion:
         if not hasattr(obj, part):
             raise UsageError(f"'{where}' has no attribute '{attr}'")
         obj = getattr(obj, part)
+    if inspect.isfunction(obj):
+        # A factory (`module:create_app`), for apps that need set-up before they exist.
+        try:
+            obj = obj()
+        except Exception as exc:
+            raise UsageError(
+                f"calling the factory '{where}:{attr}' failed: {type(exc).__name__}: {exc}"
+            ) from None
     if not isinstance(obj, Fusion):
         raise UsageError(f"'{where}:{attr}' is a {type(obj).__name__}, not an mcpfusion app")
     return obj
@@ -203,7 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mcpfusion",
         description="Run, inspect and call mcpfusion apps. "
-        "TARGET is package.module:app or path/to/file.py:app.",
+        "TARGET is package.module:app or path/to/file.py:app; app may be a "
+        "function taking no arguments that returns the app.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

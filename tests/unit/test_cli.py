@@ -144,3 +144,24 @@ def test_usage_errors_exit_2(target: str, capsys: pytest.CaptureFixture[str]) ->
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == "mcpfusion: unknown tool 'nope'; tools: math, misc_now\n"
+
+
+def test_load_app_calls_a_factory(tmp_path: Path) -> None:
+    """A target naming a function without arguments loads the app that function returns."""
+    module = tmp_path / "factory_target.py"
+    module.write_text(
+        "from mcpfusion import Fusion\n\n\n"
+        "def create_app():\n"
+        "    app = Fusion('made')\n"
+        "    app.tool('t').action('ping')(lambda: 'pong')\n"
+        "    return app\n\n\n"
+        "def broken():\n"
+        "    raise RuntimeError('no database')\n\n\n"
+        "def not_an_app():\n"
+        "    return 42\n"
+    )
+    assert load_app(f"{module}:create_app").name == "made"
+    with pytest.raises(UsageError, match=r"factory .* failed: RuntimeError: no database"):
+        load_app(f"{module}:broken")
+    with pytest.raises(UsageError, match="is a int, not an mcpfusion app"):
+        load_app(f"{module}:not_an_app")
