@@ -196,7 +196,7 @@ def test_copies_do_not_carry_the_view() -> None:
 
 
 def test_leak_detector_catches_a_leaked_view() -> None:
-    """The leak check itself fails for a response that carries its view in a serialized field."""
+    """SPEC §13: the leak check fails for a response that carries its view when serialized."""
     result, markers = _rich()
     view = view_of(result)
     assert view is not None
