@@ -59,5 +59,6 @@ def render_data(value: Any, data_format: DataFormat = "json") -> str:
     if value is None:
         return EMPTY_TEXT
     if data_format == "toon":
-        return to_toon(value)
+        # TOON writes an empty object as nothing; a block is never blank.
+        return to_toon(value) or EMPTY_TEXT
     return to_json(value, indent=2 if data_format == "json" else None)

@@ -109,3 +109,9 @@ def test_render_data_formats() -> None:
 def test_data_formats() -> None:
     """The three data formats, default first."""
     assert DATA_FORMATS == ("json", "compact", "toon")
+
+
+def test_empty_toon_document_is_ok() -> None:
+    """An empty object, which TOON writes as nothing, is sent as OK rather than a blank block."""
+    assert render_data({}, "toon") == "OK"
+    assert render_data({"a": {}}, "toon") != "OK"
