@@ -36,11 +36,6 @@ _RESERVED_OPEN = re.compile(
 _LINE_BREAKS = re.compile(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 _BACKTICK_RUNS = re.compile(r"`{3,}")
 
-_ATTR_ESCAPES = str.maketrans(
-    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
-)
-_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;"})
-
 
 def neutralize(text: str) -> str:
     """Writes every ``<`` that would open or close a reserved tag as ``&lt;``."""
@@ -68,12 +63,19 @@ def fold_lines(text: str) -> str:
 
 def escape_attr(value: str) -> str:
     """Escapes a value for an XML attribute (all five special characters)."""
-    return value.translate(_ATTR_ESCAPES)
+    # Chained replace() is several times faster than str.translate() on short strings.
+    return (
+        value.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&apos;")
+    )
 
 
 def escape_text(value: str) -> str:
     """Escapes XML element text (``&`` and ``<``)."""
-    return value.translate(_TEXT_ESCAPES)
+    return value.replace("&", "&amp;").replace("<", "&lt;")
 
 
 def fence(lang: str, body: str) -> str:
