@@ -55,6 +55,13 @@ class PresenterError(FusionError):
         field = f", field '{path}'" if path else ""
         super().__init__(f"Presenter '{presenter}' rejected {where}{field}: {reason}")
 
+    @classmethod
+    def callback_failed(cls, presenter: str, exc: Exception) -> PresenterError:
+        """The error for a Presenter callback that raised ``exc`` (named by type only)."""
+        error = cls(presenter, None, "", f"a callback raised {type(exc).__name__}")
+        error.args = (f"Presenter '{presenter}' failed: a callback raised {type(exc).__name__}",)
+        return error
+
 
 class ToolError(FusionError):
     """An expected failure a handler raises; it becomes a ``<tool_error>`` envelope.
@@ -81,6 +88,8 @@ class ToolError(FusionError):
         self.code = code  # type: ignore[misc]  # per-instance code shadows the class default
         self.message = message
         self.recovery = recovery
+        if isinstance(available_actions, str):  # a str would become one action per letter
+            raise TypeError("available_actions is a sequence of str, not a str")
         self.available_actions = tuple(available_actions)
         self.details = dict(details) if details else None
         self.retry_after = retry_after

@@ -287,7 +287,10 @@ class Presenter:
         masked = self._masked_many(rows)
         parts = _Parts(masked)
         if hidden and with_ui:
-            notice = self._truncation_block(len(masked), hidden)
+            try:
+                notice = self._truncation_block(len(masked), hidden)
+            except Exception as exc:
+                raise PresenterError.callback_failed(self.name, exc) from exc
             if notice is not None:
                 if not isinstance(notice, UIBlock):
                     raise TypeError(f"a truncation notice returned {type(notice).__name__}")
@@ -310,6 +313,13 @@ class Presenter:
         )
 
     def _callbacks_into(self, parts: _Parts, ctx: Any, *, collection: bool, with_ui: bool) -> None:
+        # A callback that raises, or returns the wrong type, is a Presenter failure (SPEC §9).
+        try:
+            self._run_callbacks(parts, ctx, collection=collection, with_ui=with_ui)
+        except Exception as exc:
+            raise PresenterError.callback_failed(self.name, exc) from exc
+
+    def _run_callbacks(self, parts: _Parts, ctx: Any, *, collection: bool, with_ui: bool) -> None:
         # Children's entries were merged first; the parent's own go before them.
         prefix = "collection_" if collection else ""
         data, callbacks = parts.data, self._callbacks

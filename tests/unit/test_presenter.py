@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from mcpfusion import DefinitionError, ResponseBuilder, ui
+from mcpfusion import DefinitionError, PresenterError, ResponseBuilder, ui
 from mcpfusion.presenter import Presenter, suggest
 from mcpfusion.response import Suggestion, view_of
 
@@ -172,12 +172,32 @@ def test_callbacks_may_return_generators_and_tuples() -> None:
         ("directives", [3]),
     ],
 )
-def test_wrong_result_types_raise_type_error(register: str, result: Any) -> None:
-    """A callback returning the wrong kind of value raises TypeError when it runs."""
+def test_wrong_result_types_are_presenter_errors(register: str, result: Any) -> None:
+    """A callback returning the wrong kind of value fails the Presenter, caused by TypeError."""
     view = Presenter("Invoice", Invoice)
     getattr(view, register)(lambda data: result)
-    with pytest.raises(TypeError):
+    with pytest.raises(PresenterError) as caught:
         view.present(ROW)
+    assert isinstance(caught.value.__cause__, TypeError)
+    assert str(caught.value) == "Presenter 'Invoice' failed: a callback raised TypeError"
+
+
+def test_a_raising_callback_is_a_presenter_error_naming_no_repr() -> None:
+    """SPEC §9: a callback that raises is a Presenter failure; only the type is named."""
+    view = Presenter("Invoice", Invoice, limit=0)
+
+    @view.rules
+    def boom(data: Any) -> str:
+        raise KeyError("secret /etc/passwd")
+
+    @view.truncation_notice
+    def notice(hidden: int) -> Any:
+        raise ValueError("secret")
+
+    for data in (ROW, [ROW]):
+        with pytest.raises(PresenterError) as caught:
+            view.present(data)
+        assert "secret" not in str(caught.value)
 
 
 def test_suggest_helper_builds_a_suggestion() -> None:

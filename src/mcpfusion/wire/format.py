@@ -147,7 +147,14 @@ def tool_error(
     details: Mapping[str, object] | None = None,
     retry_after: int | None = None,
 ) -> str:
-    """Renders the ``<tool_error>`` envelope of SPEC §9."""
+    """Renders the ``<tool_error>`` envelope of SPEC §9.
+
+    Raises:
+        TypeError: if a field has the wrong type (texts are str, ``available_actions`` a
+            sequence of str, ``retry_after`` an int).
+        ValueError: if ``retry_after`` is negative.
+    """
+    _check_envelope(code, message, recovery, available_actions, retry_after)
     lines = [
         f'<{TOOL_ERROR} code="{escape_attr(code)}" severity="{escape_attr(severity)}">',
         f"<message>{escape_text(message)}</message>",
@@ -169,6 +176,33 @@ def tool_error(
         lines.append(f"<retry_after>{retry_after} seconds</retry_after>")
     lines.append(f"</{TOOL_ERROR}>")
     return "\n".join(lines)
+
+
+def _check_envelope(
+    code: object,
+    message: object,
+    recovery: object,
+    available_actions: object,
+    retry_after: object,
+) -> None:
+    # Every field lands inside markup: a wrong type would either crash the call path or,
+    # for retry_after, be interpolated unescaped.
+    if not isinstance(code, str) or not code:
+        raise TypeError(f"an error code is a non-empty str; got {code!r}")
+    if not isinstance(message, str):
+        raise TypeError(f"an error message is a str; got {type(message).__name__}")
+    if recovery is not None and not isinstance(recovery, str):
+        raise TypeError(f"a recovery text is a str; got {type(recovery).__name__}")
+    if isinstance(available_actions, str) or not all(
+        isinstance(action, str)
+        for action in available_actions  # type: ignore[attr-defined]
+    ):
+        raise TypeError("available_actions is a sequence of str")
+    if retry_after is not None:
+        if isinstance(retry_after, bool) or not isinstance(retry_after, int):
+            raise TypeError(f"retry_after is a whole number of seconds; got {retry_after!r}")
+        if retry_after < 0:
+            raise ValueError(f"retry_after cannot be negative; got {retry_after}")
 
 
 VALIDATION_RECOVERY: Final = "Fix the fields above and call the tool again."
