@@ -154,6 +154,9 @@ def tool_error(
             sequence of str, ``retry_after`` an int).
         ValueError: if ``retry_after`` is negative.
     """
+    if isinstance(available_actions, str):  # would become one action per letter
+        raise TypeError("available_actions is a sequence of str, not a str")
+    available_actions = tuple(available_actions)  # a generator is read once
     _check_envelope(code, message, recovery, available_actions, retry_after)
     lines = [
         f'<{TOOL_ERROR} code="{escape_attr(code)}" severity="{escape_attr(severity)}">',
@@ -182,7 +185,7 @@ def _check_envelope(
     code: object,
     message: object,
     recovery: object,
-    available_actions: object,
+    available_actions: tuple[object, ...],
     retry_after: object,
 ) -> None:
     # Every field lands inside markup: a wrong type would either crash the call path or,
@@ -193,10 +196,7 @@ def _check_envelope(
         raise TypeError(f"an error message is a str; got {type(message).__name__}")
     if recovery is not None and not isinstance(recovery, str):
         raise TypeError(f"a recovery text is a str; got {type(recovery).__name__}")
-    if isinstance(available_actions, str) or not all(
-        isinstance(action, str)
-        for action in available_actions  # type: ignore[attr-defined]
-    ):
+    if not all(isinstance(action, str) for action in available_actions):
         raise TypeError("available_actions is a sequence of str")
     if retry_after is not None:
         if isinstance(retry_after, bool) or not isinstance(retry_after, int):
