@@ -91,7 +91,11 @@ class OutputSchema:
         except ValidationError as exc:
             raise OutputMismatchError(f"the value does not match the output schema: {exc}") from exc
         dumped = self._adapter.dump_python(checked, mode="json", by_alias=True)
-        structured = {RESULT_KEY: dumped} if self.wrapped else dumped
+        if self.wrapped:
+            # A wrapped value has no top-level keys to pick (SPEC §11): trimming it would
+            # drop "result" and break the advertised schema.
+            return success_structured({RESULT_KEY: dumped})
+        structured = dumped
         if select:
             wanted = frozenset(select)
             structured = {k: v for k, v in structured.items() if k in wanted}

@@ -162,3 +162,20 @@ async def test_select_without_enable_select_is_unknown() -> None:
         "reports", "monthly", month="2024-01", _select=["month"]
     )
     assert 'field name="_select">Unknown field.' in result.text
+
+
+class Pair(BaseModel):
+    """An object output with one key, `a`."""
+
+    a: int
+
+
+async def test_wrapped_structured_result_ignores_select() -> None:
+    """SPEC §11/§12: a wrapped result has no top-level keys, so `_select` leaves it whole."""
+    flat = Fusion("t")
+    tool = flat.tool("r", exposition="flat").enable_select()
+    tool.action("one", output_schema=Pair)(lambda: {"a": 1})
+    tool.action("many", output_schema=list[int])(lambda: [1, 2])
+    result = await FusionTester(flat).call("r", "many", _select=["a"])
+    assert result.structured_content == {"result": [1, 2]}
+    assert result.blocks == ('{\n  "result": [\n    1,\n    2\n  ]\n}',)
