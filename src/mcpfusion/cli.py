@@ -18,12 +18,14 @@ from typing import Any
 import anyio
 
 from mcpfusion.app import Fusion
+from mcpfusion.errors import DefinitionError
 from mcpfusion.terminal import Style, TokenCounter, render_result, render_tools
 
 __all__ = ["USAGE_ERROR", "UsageError", "build_parser", "load_app", "main", "parse_arguments"]
 
 USAGE_ERROR = 2
-"""Exit status for a bad target, an unknown tool or a malformed argument."""
+"""Exit status for a bad target (including a definition mistake in its tools), an unknown
+tool or a malformed argument."""
 
 
 class UsageError(Exception):
@@ -260,7 +262,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("mcpfusion").setLevel(logging.INFO)
     try:
         status: int = args.handler(args)
-    except UsageError as exc:
+    except (UsageError, DefinitionError) as exc:
+        # A definition mistake (say, a tool without actions) is the target's fault, found
+        # when its tools are first listed: one line, like any other bad target.
         print(f"mcpfusion: {exc}", file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:

@@ -165,3 +165,16 @@ def test_load_app_calls_a_factory(tmp_path: Path) -> None:
         load_app(f"{module}:broken")
     with pytest.raises(UsageError, match="is a int, not an mcpfusion app"):
         load_app(f"{module}:not_an_app")
+
+
+@pytest.mark.parametrize("command", ["run", "inspect"])
+def test_definition_mistake_is_one_line_and_status_2(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An app with a tool without actions stops before serving, with one line on stderr."""
+    module = tmp_path / "empty_tool_target.py"
+    module.write_text("from mcpfusion import Fusion\n\napp = Fusion('e')\napp.tool('empty')\n")
+    assert main([command, f"{module}:app"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("mcpfusion: tool 'empty' has no actions")

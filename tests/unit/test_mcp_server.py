@@ -12,7 +12,7 @@ from mcp import Client
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from mcpfusion import ToolResponse, error, success_structured
+from mcpfusion import DefinitionError, ToolResponse, error, success_structured
 from mcpfusion.adapters import asgi_app, build_server, to_call_tool_result, transport_security
 from mcpfusion.app import Fusion
 from mcpfusion.builder import response
@@ -94,6 +94,23 @@ async def test_server_identity_and_tools(mode: str) -> None:
         await client.call_tool("echo", {})
     assert [t.model_dump(by_alias=True, exclude_none=True) for t in first.tools] == [TOOL]
     assert app.listed == 1
+
+
+def test_tools_are_listed_once_when_the_server_is_built() -> None:
+    """The app's tool list is read at build time, before any client asks for it."""
+    app = StubApp()
+    build_server(app)
+    assert app.listed == 1
+
+
+def test_definition_mistake_stops_the_server_at_start() -> None:
+    """A tool without actions raises DefinitionError while building, not on a later call."""
+    app = Fusion("broken")
+    app.tool("empty", description="No actions yet.")
+    with pytest.raises(DefinitionError, match="'empty' has no actions"):
+        build_server(app)
+    with pytest.raises(DefinitionError, match="'empty' has no actions"):
+        app.asgi_app()
 
 
 @pytest.mark.anyio

@@ -79,44 +79,24 @@ def _internal_error(name: str) -> ToolResponse:
     )
 
 
-class _Tools:
-    """The app's tool list as SDK models, converted once on first use.
-
-    Converting lazily (not when the server is built) lets a module define tools after it
-    created the ASGI app; the list is then fixed for the life of the server.
-    """
-
-    __slots__ = ("_app", "_result", "_schemas")
-
-    def __init__(self, app: ServableApp) -> None:
-        self._app = app
-        self._result: types.ListToolsResult | None = None
-        self._schemas: dict[str, dict[str, Any]] = {}
-
-    def result(self) -> types.ListToolsResult:
-        if self._result is None:
-            tools = [types.Tool.model_validate(tool) for tool in self._app.list_tools()]
-            self._schemas = {tool.name: tool.input_schema for tool in tools}
-            self._result = types.ListToolsResult(tools=tools)
-        return self._result
-
-    def input_schema(self, name: str) -> dict[str, Any] | None:
-        self.result()
-        return self._schemas.get(name)
-
-
 def build_server(app: ServableApp) -> Server[Any]:
     """A low-level SDK ``Server`` answering ``tools/list`` and ``tools/call`` from ``app``.
+
+    The tool list is read once, here: a definition mistake (a tool without actions, two
+    tools with one name) raises ``DefinitionError`` before the server accepts a client,
+    and the list is fixed for the life of the server, so define every tool first.
 
     Everything the model should read, including an exception the app failed to contain,
     is an ``isError`` result; a cancelled call propagates so the SDK drops its response.
     """
-    tools = _Tools(app)
+    tools = [types.Tool.model_validate(tool) for tool in app.list_tools()]
+    listed = types.ListToolsResult(tools=tools)
+    schemas = {tool.name: tool.input_schema for tool in tools}
 
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return tools.result()
+        return listed
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -145,7 +125,7 @@ def build_server(app: ServableApp) -> Server[Any]:
         version=app.version,
         instructions=app.instructions,
         # Answers the 2026 HTTP path's Mcp-Param header check without a tools/list per call.
-        get_tool_input_schema=tools.input_schema,
+        get_tool_input_schema=schemas.get,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
