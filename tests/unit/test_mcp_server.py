@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+from mcp.server.session import ServerSession
 from starlette.applications import Starlette
 from starlette.routing import Route
 
@@ -17,6 +18,8 @@ from mcpfusion.adapters import asgi_app, build_server, to_call_tool_result, tran
 from mcpfusion.app import Fusion
 from mcpfusion.builder import response
 from mcpfusion.context import Context, Progress
+from mcpfusion.failures import NO_RETRY
+from mcpfusion.validation import preview
 
 TOOL = {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}
 
@@ -125,6 +128,41 @@ async def test_escaped_failure_is_an_internal_error_result(
     text = result.content[0].text
     assert 'code="INTERNAL_ERROR"' in text and "secret" not in text
     assert any(r.levelno == logging.ERROR and r.exc_info for r in caplog.records)
+
+
+@pytest.mark.anyio
+async def test_escaped_failure_names_the_tool_cut_and_says_not_to_retry() -> None:
+    """The client's tool name is echoed cut, as everywhere, with the no-retry recovery."""
+    name = "x" * 500
+    async with Client(build_server(StubApp("raise"))) as client:
+        result = await client.call_tool(name, {})
+    text = result.content[0].text
+    assert f"<message>Tool {preview(name)} failed with an internal error.</message>" in text
+    assert f"<recovery>{NO_RETRY}</recovery>" in text
+    assert name not in text
+
+
+@pytest.mark.anyio
+async def test_undeliverable_progress_does_not_fail_the_call(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A progress report the transport cannot send is logged once; the call still answers."""
+    app = Fusion("demo")
+
+    @app.tool("slow").action("run")
+    async def run(ctx: Context) -> str:
+        await ctx.progress(1, 2, "half")
+        return "done"
+
+    async def broken(*args: object) -> None:
+        raise RuntimeError("client gone")
+
+    monkeypatch.setattr(ServerSession, "report_progress", broken)
+    async with Client(build_server(app)) as client:
+        result = await client.call_tool("slow", {"action": "run"})
+    assert not result.is_error and result.content[0].text == "done"
+    failures = [r for r in caplog.records if "progress report failed" in r.getMessage()]
+    assert [r.levelno for r in failures] == [logging.WARNING]
 
 
 @pytest.mark.anyio

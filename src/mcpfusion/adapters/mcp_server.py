@@ -18,7 +18,9 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from mcpfusion.context import Progress
+from mcpfusion.failures import NO_RETRY
 from mcpfusion.response import ToolResponse, tool_error
+from mcpfusion.validation import preview
 
 __all__ = [
     "LOOPBACK_HOSTS",
@@ -71,11 +73,13 @@ def to_call_tool_result(response: ToolResponse) -> types.CallToolResult:
     )
 
 
-def _internal_error(name: str) -> ToolResponse:
+def _escaped(name: str) -> ToolResponse:
+    """``INTERNAL_ERROR`` for a failure the app did not contain: a defect on the server side.
+
+    The name is the client's, so it is cut the way every echoed value is.
+    """
     return tool_error(
-        "INTERNAL_ERROR",
-        f"The tool '{name}' failed with an internal error.",
-        recovery="This is a server defect; retrying the same call will not help.",
+        "INTERNAL_ERROR", f"Tool {preview(name)} failed with an internal error.", recovery=NO_RETRY
     )
 
 
@@ -102,13 +106,9 @@ def build_server(app: ServableApp) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         # Always handed over: the SDK sends nothing unless the client sent a progress token,
-        # and the in-process client's callback has no token to look for.
-        async def progress(done: float, total: float | None, message: str | None) -> None:
-            try:
-                await ctx.session.report_progress(done, total, message)
-            except Exception:  # progress is advisory: a gone client must not fail the call
-                logger.debug("progress notification for %r not delivered", params.name)
-
+        # and the in-process client's callback has no token to look for. A report that
+        # cannot be delivered is the app's to contain (Fusion's Request.progress logs it).
+        progress: Progress = ctx.session.report_progress
         try:
             response = await app.call_tool(
                 params.name, params.arguments, progress=progress, meta=ctx.meta
@@ -116,8 +116,8 @@ def build_server(app: ServableApp) -> Server[Any]:
             if not isinstance(response, ToolResponse):
                 raise TypeError(f"call_tool returned {type(response).__name__}")
         except Exception:
-            logger.exception("tool %r raised out of the app", params.name)
-            response = _internal_error(params.name)
+            logger.exception("tool %s raised out of the app", preview(params.name))
+            response = _escaped(params.name)
         return to_call_tool_result(response)
 
     return Server(
