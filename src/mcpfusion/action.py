@@ -163,9 +163,7 @@ class Action:
         """
         if self.output is not None:
             if value is None or isinstance(value, ToolResponse | ResponseBuilder):
-                response = as_response(value)
-                self.output.check(response)
-                return response
+                return self.output.resend(as_response(value), select)
             return self.output.respond(value, select)
         if self.presenter is not None:
             presenter = self.presenter

@@ -83,6 +83,9 @@ class OutputSchema:
     def respond(self, value: Any, select: Sequence[str] | None) -> ToolResponse:
         """Validates a handler's value and returns it as ``success_structured``.
 
+        What is sent is the schema's dump of the value (undeclared fields dropped), trimmed
+        by ``select`` unless the value is wrapped.
+
         Raises:
             OutputMismatchError: if the value does not fit the schema.
         """
@@ -101,29 +104,29 @@ class OutputSchema:
             structured = {k: v for k, v in structured.items() if k in wanted}
         return success_structured(structured)
 
-    def check(self, response: ToolResponse) -> None:
-        """Checks the structured content of a response the handler built itself.
+    def resend(self, response: ToolResponse, select: Sequence[str] | None) -> ToolResponse:
+        """The response to send for one the handler built itself.
+
+        An error passes untouched. Structured content goes through ``respond`` like any
+        returned value, so a hand-built response cannot slip undeclared fields past the
+        schema or ignore ``_select``; its text becomes the JSON of what is sent.
 
         Raises:
-            OutputMismatchError: if it is missing or does not fit the schema.
+            OutputMismatchError: if structured content is missing or does not fit the schema.
         """
         if response.is_error:
-            return
+            return response
         content = response.structured_content
         if content is None:
             raise OutputMismatchError(
                 "an action with an output schema must return its data or "
                 "success_structured(...), not a response without structured content"
             )
-        try:
-            if self.wrapped:
-                if set(content) != {RESULT_KEY}:
-                    raise OutputMismatchError(f"structured content must be {{{RESULT_KEY!r}: …}}")
-                self._adapter.validate_python(content[RESULT_KEY])
-            else:
-                self._adapter.validate_python(content)
-        except ValidationError as exc:
-            raise OutputMismatchError(f"the value does not match the output schema: {exc}") from exc
+        if not self.wrapped:
+            return self.respond(content, select)
+        if set(content) != {RESULT_KEY}:
+            raise OutputMismatchError(f"structured content must be {{{RESULT_KEY!r}: …}}")
+        return self.respond(content[RESULT_KEY], select)
 
 
 def _inline_top_ref(schema: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from mcpfusion import response, success, success_structured
 from mcpfusion.app import Fusion
+from mcpfusion.response import ToolResponse
 from mcpfusion.testing import FusionTester
 
 pytestmark = pytest.mark.anyio
@@ -95,7 +96,35 @@ async def test_success_structured_return_is_checked() -> None:
     """SPEC §12: a handler's own success_structured passes when it fits the schema."""
     value = success_structured({"currency": "EUR", "cents": 5})
     result = await FusionTester(_app(value)).call("t", "a")
-    assert result.response is value
+    assert result.raw == value.to_mcp()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        success_structured({"currency": "EUR", "cents": 5, "extra": "secret"}),
+        ToolResponse(("hand-made",), structured_content={"currency": "EUR", "cents": 5, "x": 1}),
+    ],
+    ids=["success_structured", "tool-response"],
+)
+async def test_handler_built_structured_content_is_the_schemas_view(value: Any) -> None:
+    """SPEC §12: structured content a handler built is sent as the schema's dump, text its JSON."""
+    result = await FusionTester(_app(value)).call("t", "a")
+    assert result.raw == {
+        "content": [{"type": "text", "text": '{\n  "currency": "EUR",\n  "cents": 5\n}'}],
+        "isError": False,
+        "structuredContent": {"currency": "EUR", "cents": 5},
+    }
+
+
+async def test_select_trims_handler_built_structured_content() -> None:
+    """SPEC §11/§12: `_select` trims structured content the handler built itself too."""
+    app = Fusion("t")
+    built = success_structured({"currency": "EUR", "cents": 5})
+    app.tool("t").enable_select().action("a", output_schema=Total)(lambda: built)
+    result = await FusionTester(app).call("t", "a", _select=["cents"])
+    assert result.structured_content == {"cents": 5}
+    assert result.blocks == ('{\n  "cents": 5\n}',)
 
 
 @pytest.mark.parametrize(

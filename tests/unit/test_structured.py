@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from mcpfusion import DefinitionError, success, success_structured
+from mcpfusion import DefinitionError, error, success, success_structured
 from mcpfusion.structured import OutputMismatchError, OutputSchema, merged_output_schema
 
 
@@ -64,10 +64,10 @@ def test_check_wrapped(response: Any, ok: bool) -> None:
     """A handler-built response must carry {"result": value} fitting the schema."""
     schema = OutputSchema(int, "t/a")
     if ok:
-        schema.check(response)
+        assert schema.resend(response, None).to_mcp() == response.to_mcp()
     else:
         with pytest.raises(OutputMismatchError):
-            schema.check(response)
+            schema.resend(response, None)
 
 
 def test_unusable_schema_is_a_definition_error() -> None:
@@ -94,3 +94,9 @@ def test_merge_of_equal_schemas_is_the_schema() -> None:
     """Equal schemas merge to themselves."""
     schema = OutputSchema(Money, "t/a").json_schema
     assert merged_output_schema([schema, dict(schema)]) is schema
+
+
+def test_resend_passes_an_error_untouched() -> None:
+    """An error response a handler built is sent as it is, without structured content."""
+    failure = error("Nope.")
+    assert OutputSchema(Money, "t/a").resend(failure, ["cents"]) is failure
