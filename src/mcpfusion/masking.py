@@ -43,6 +43,10 @@ def _as_typed_dict(node: Any) -> Any:
         inner = node.get("schema")
         if isinstance(inner, dict) and inner.get("type") == "model":
             raise _Unsupported("model validator")
+    if kind == "dataclass":
+        # pydantic keeps a dataclass instance as it is, so a subclass would carry its own
+        # fields past the whitelist; the model path dumps it by the declared schema.
+        raise _Unsupported("dataclass")
     if kind != "model":
         return {key: _as_typed_dict(value) for key, value in node.items()}
     fields_schema = node["schema"]
@@ -114,14 +118,17 @@ class Mask:
     """Validates items against a pydantic model and returns plain dicts.
 
     Undeclared fields are dropped at every nesting level and keys follow the model's
-    declaration order. Items may be dicts, model instances, dataclasses or objects with
-    attributes; plain dicts take the fast path.
+    declaration order. Plain dicts take the fast path (typed dicts, no model instances);
+    model instances, dataclasses and objects with attributes take the model path, which
+    validates into instances and dumps them by the schema. Both give the same data, except
+    that on the model path a schema declared ``extra='forbid'`` rejects undeclared fields.
     """
 
-    __slots__ = ("_fast_many", "_fast_one", "_model", "_model_many", "keys")
+    __slots__ = ("_fast_many", "_fast_one", "_model_many", "_model_one", "keys")
 
     def __init__(self, model: type[BaseModel]) -> None:
-        if _allows_extra(model.__pydantic_core_schema__):
+        schema = model.__pydantic_core_schema__
+        if _allows_extra(schema):
             # Model instances would carry the extras into the dump: the whitelist would leak
             # on every input that takes the model path (objects, validators, computed fields).
             raise DefinitionError(
@@ -132,10 +139,10 @@ class Mask:
         self.keys: tuple[str, ...] = tuple(
             name for name, info in model.model_fields.items() if not info.exclude
         ) + tuple(model.model_computed_fields)
-        self._model = TypeAdapter(model)
+        self._model_one = TypeAdapter(model)
         self._model_many = TypeAdapter(list[model])  # type: ignore[valid-type]
         try:
-            typed = _as_typed_dict(model.__pydantic_core_schema__)
+            typed = _as_typed_dict(schema)
         except _Unsupported:
             self._fast_one: SchemaValidator | None = None
             self._fast_many: SchemaValidator | None = None
@@ -149,7 +156,8 @@ class Mask:
         Raises:
             ValidationError: if the item does not fit the schema.
         """
-        return cast(dict[str, Any], self._validate(self._fast_one, self._model, item))
+        fast = self._fast_one if isinstance(item, dict) else None
+        return cast(dict[str, Any], _validate(fast, self._model_one, item))
 
     def many(self, items: Sequence[Any]) -> list[dict[str, Any]]:
         """Masks a list of items in one call.
@@ -157,28 +165,33 @@ class Mask:
         Raises:
             ValidationError: if an item does not fit; its location starts with the index.
         """
+        # The first row picks the path: a list of model instances or ORM rows would fail
+        # the typed-dict path on every row before reaching the model path.
+        fast = self._fast_many if not items or isinstance(items[0], dict) else None
         with _collector_paused(len(items)):
-            return cast(
-                list[dict[str, Any]], self._validate(self._fast_many, self._model_many, items)
-            )
+            return cast(list[dict[str, Any]], _validate(fast, self._model_many, items))
 
-    @staticmethod
-    def _validate(fast: SchemaValidator | None, model: TypeAdapter[Any], value: Any) -> Any:
-        # Dicts of plain values take the typed-dict path. Anything it rejects gets a second
-        # chance through model instances (which accept objects, models and dataclasses).
-        # If both reject it, the typed-dict error describes dict data best (the model path
-        # may add extra='forbid' complaints), unless the typed-dict path only choked on an
-        # object where it wanted a dict: then the model path's error names the real field.
-        fast_error: ValidationError | None = None
-        if fast is not None:
-            try:
-                return fast.validate_python(value)
-            except ValidationError as exc:
-                fast_error = exc
+
+def _validate(
+    fast: SchemaValidator | None,
+    model: TypeAdapter[Any],
+    value: Any,
+) -> Any:
+    # Dicts of plain values take the typed-dict path. Anything it rejects gets a second
+    # chance through model instances (which accept objects, models and dataclasses).
+    # If both reject it, the typed-dict error describes dict data best, unless the
+    # typed-dict path only choked on an object where it wanted a dict: then the model
+    # path's error names the real field.
+    fast_error: ValidationError | None = None
+    if fast is not None:
         try:
-            instances = model.validate_python(value, from_attributes=True)
-        except ValidationError:
-            if fast_error is not None and fast_error.errors()[0]["type"] != "dict_type":
-                raise fast_error from None
-            raise
-        return model.dump_python(instances)
+            return fast.validate_python(value)
+        except ValidationError as exc:
+            fast_error = exc
+    try:
+        instances = model.validate_python(value, from_attributes=True)
+    except ValidationError:
+        if fast_error is not None and fast_error.errors()[0]["type"] != "dict_type":
+            raise fast_error from None
+        raise
+    return model.dump_python(instances)

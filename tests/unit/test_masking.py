@@ -436,3 +436,38 @@ def test_collector_left_alone_when_already_disabled() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_nested_dataclass_subclass_fields_never_leak() -> None:
+    """SPEC §5.1: a dataclass value carries only its declared fields, even from a subclass."""
+
+    @dataclasses.dataclass
+    class Address:
+        city: str
+
+    @dataclasses.dataclass
+    class FullAddress(Address):
+        secret: str
+
+    class Person(BaseModel):
+        name: str
+        address: Address
+
+    row = {"name": "n", "address": FullAddress("Lisbon", "SECRET"), "x": 1}
+    mask = Mask(Person)
+    assert mask.one(row) == {"name": "n", "address": {"city": "Lisbon"}}
+    assert mask.many([row]) == [{"name": "n", "address": {"city": "Lisbon"}}]
+
+
+def test_lists_of_model_instances_are_masked_by_the_model_path() -> None:
+    """Rows that are model instances are masked once, by schema, with extras dropped."""
+
+    class Wide(BaseModel):
+        x: int
+        secret: str
+
+    class Narrow(BaseModel):
+        x: int
+
+    rows = [Wide(x=n, secret="s") for n in range(3)]
+    assert Mask(Narrow).many(rows) == [{"x": 0}, {"x": 1}, {"x": 2}]
