@@ -150,3 +150,22 @@ def test_validation_error_escapes_names_and_texts() -> None:
         f"<recovery>{wire.VALIDATION_RECOVERY}</recovery>\n"
         "</validation_error>"
     )
+
+
+def test_lone_surrogates_become_replacement_characters() -> None:
+    """A lone surrogate in any text path becomes U+FFFD, so every block encodes as UTF-8."""
+    from mcpfusion import response, tool_error, ui
+
+    bad = "a\ud800b"
+    built = (
+        response(bad)
+        .ui(ui.markdown(bad, title=bad))
+        .rule(bad)
+        .directive(bad)
+        .suggest("t.a", bad)
+        .build()
+    )
+    for result in (built, tool_error("E", bad, recovery=bad)):
+        for block in result.blocks:
+            block.encode("utf-8")  # raises on a surrogate
+        assert "a\ufffdb" in result.text

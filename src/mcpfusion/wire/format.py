@@ -35,10 +35,21 @@ _RESERVED_OPEN = re.compile(
 # Every character str.splitlines() breaks on; a run of them folds to one space.
 _LINE_BREAKS = re.compile(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 _BACKTICK_RUNS = re.compile(r"`{3,}")
+# A lone surrogate (as json.loads returns for "\ud800") cannot be encoded as UTF-8: a block
+# holding one would make the transport fail the whole call, so it becomes U+FFFD.
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _scrub(text: str) -> str:
+    return text if text.isascii() else _SURROGATES.sub("\ufffd", text)
 
 
 def neutralize(text: str) -> str:
-    """Writes every ``<`` that would open or close a reserved tag as ``&lt;``."""
+    """Writes every ``<`` that would open or close a reserved tag as ``&lt;``.
+
+    Lone surrogates, which no transport can encode, become U+FFFD.
+    """
+    text = _scrub(text)
     if "<" not in text:
         return text
     return _RESERVED_OPEN.sub("&lt;", text)
@@ -65,7 +76,8 @@ def escape_attr(value: str) -> str:
     """Escapes a value for an XML attribute (all five special characters)."""
     # Chained replace() is several times faster than str.translate() on short strings.
     return (
-        value.replace("&", "&amp;")
+        _scrub(value)
+        .replace("&", "&amp;")
         .replace("<", "&lt;")
         .replace(">", "&gt;")
         .replace('"', "&quot;")
@@ -75,7 +87,7 @@ def escape_attr(value: str) -> str:
 
 def escape_text(value: str) -> str:
     """Escapes XML element text (``&`` and ``<``)."""
-    return value.replace("&", "&amp;").replace("<", "&lt;")
+    return _scrub(value).replace("&", "&amp;").replace("<", "&lt;")
 
 
 def fence(lang: str, body: str) -> str:
