@@ -43,7 +43,8 @@ class ResponseBuilder:
         suggestions: list[Suggestion],
     ) -> ResponseBuilder:
         """A builder over parts a Presenter has already checked (its hot path)."""
-        builder = cls(data, data_format=data_format)
+        builder = cls.__new__(cls)  # the parts are checked already: skip __init__
+        builder._data, builder._format = data, data_format
         builder._ui, builder._embeds = ui, embeds
         builder._directives, builder._rules, builder._suggestions = directives, rules, suggestions
         return builder
@@ -88,10 +89,8 @@ class ResponseBuilder:
             blocks.append(block.text)
         for block in self._embeds:
             blocks.append(block.text)
-        for tag, entries in (
-            (wire.LLM_DIRECTIVES, directives),
-            (wire.DOMAIN_RULES, rules),
-            (wire.ACTION_SUGGESTIONS, [s.entry for s in suggestions]),
+        for tag, entries in zip(
+            wire.BULLET_TAGS, (directives, rules, [s.entry for s in suggestions]), strict=True
         ):
             text = wire.bullet_block(tag, entries)
             if text is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -136,6 +136,7 @@ class Presenter:
         # A bare str is iterable too: it would become one bullet per character.
         if isinstance(rules, str) or isinstance(directives, str):
             raise DefinitionError(f"Presenter '{name}': rules and directives take a list of str")
+        rules, directives = tuple(rules), tuple(directives)  # a generator is read once
         for text in (*rules, *directives):
             if not isinstance(text, str):
                 raise DefinitionError(f"Presenter '{name}': static rules are strings")
@@ -268,6 +269,8 @@ class Presenter:
             return _Parts(None, directives=[*self._static_directives], rules=[*self._static_rules])
         if isinstance(data, list | tuple):
             return self._render_collection(data, ctx, with_ui)
+        if isinstance(data, Iterator | ValuesView):  # a generator of rows, dict.values()
+            return self._render_collection(list(data), ctx, with_ui)
         masked = self._masked_one(data)
         parts = _Parts(masked)
         for key, child in self._embeds.items():

@@ -27,8 +27,8 @@ class UIBlock:
     """One ``<ui_passthrough>`` block: a type, its content and optional layout metadata.
 
     Raises:
-        ValueError: if ``type`` is empty, ``width`` is not full/half/third or
-            ``priority`` is not an int.
+        ValueError: if ``type`` is empty or not a single line, ``content`` or ``title`` is
+            not a str, ``width`` is not full/half/third or ``priority`` is not an int.
     """
 
     type: str
@@ -38,7 +38,7 @@ class UIBlock:
     priority: int | None = None
 
     def __post_init__(self) -> None:
-        if not self.type or fold_lines(self.type) != self.type:
+        if not isinstance(self.type, str) or not self.type or fold_lines(self.type) != self.type:
             raise ValueError(f"a UI block type must be a non-empty single line: {self.type!r}")
         if self.width is not None and self.width not in UI_WIDTHS:
             raise ValueError(f"width must be one of full, half, third; got {self.width!r}")
@@ -48,6 +48,8 @@ class UIBlock:
             raise ValueError(f"priority must be an int; got {self.priority!r}")
         if not isinstance(self.title, str):
             raise ValueError(f"title must be a str; got {self.title!r}")
+        if not isinstance(self.content, str):
+            raise ValueError(f"content must be a str; got {type(self.content).__name__}")
 
     @property
     def text(self) -> str:
@@ -107,6 +109,8 @@ def table(
     Raises:
         ValueError: if a row does not have one cell per header.
     """
+    if not headers:
+        raise ValueError("a table needs at least one header")
     lines = [
         "| " + " | ".join(_cell(h) for h in headers) + " |",
         "| " + " | ".join("---" for _ in headers) + " |",
@@ -127,7 +131,13 @@ def list(
     width: str | None = None,
     priority: int | None = None,
 ) -> UIBlock:
-    """A markdown bullet list, one ``- item`` line per item."""
+    """A markdown bullet list, one ``- item`` line per item.
+
+    Raises:
+        TypeError: if ``items`` is a single str (it would list its characters).
+    """
+    if isinstance(items, str):
+        raise TypeError("ui.list takes a list of items, not a str")
     text = "\n".join(f"- {fold_lines(str(item))}" for item in items)
     return UIBlock("markdown", text, title, width, priority)
 

@@ -339,3 +339,17 @@ def test_presenter_is_reusable_across_calls() -> None:
     assert second is not None
     assert [block.type for block in first.ui_blocks] == ["summary", "summary"]
     assert second.ui_blocks == (ui.summary("1 shown"),)
+
+
+def test_static_rules_given_as_a_generator_are_kept() -> None:
+    """Static rules and directives may be any iterable of str; a generator is read once."""
+    view = Presenter("G", Invoice, rules=(r for r in ["rule A"]), directives=iter(["d"]))
+    assert view_of(view.present(ROW)).system_rules == ("rule A",)  # type: ignore[union-attr]
+
+
+def test_a_generator_of_rows_is_a_collection() -> None:
+    """A handler that yields rows, or returns dict.values(), gets collection semantics."""
+    view = Presenter("G", Invoice, limit=1)
+    for rows in ((row for row in [ROW, ROW]), {"a": ROW, "b": ROW}.values()):
+        data = view_of(view.present(rows)).data  # type: ignore[union-attr]
+        assert isinstance(data, list) and len(data) == 1

@@ -106,3 +106,15 @@ def test_public_names() -> None:
         "summary",
         "table",
     ]
+
+
+def test_ui_rejects_inputs_that_cannot_render() -> None:
+    """Bad UI inputs fail where they are written, not when the response is built."""
+    with pytest.raises(ValueError):
+        ui.markdown(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        ui.UIBlock(5, "x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        ui.table([], [])
+    with pytest.raises(TypeError):
+        ui.list("abc")

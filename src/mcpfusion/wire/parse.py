@@ -11,6 +11,7 @@ from typing import Any
 
 from mcpfusion.wire.format import (
     ACTION_SUGGESTIONS,
+    BULLET_TAGS,
     DOMAIN_RULES,
     LLM_DIRECTIVES,
     TOOL_ERROR,
@@ -154,7 +155,7 @@ def parse(content: Iterable[Any]) -> ParsedResponse:
         if block is not None:
             ui.append(block)
             continue
-        for tag in (LLM_DIRECTIVES, DOMAIN_RULES, ACTION_SUGGESTIONS):
+        for tag in BULLET_TAGS:
             entries = _bullets(text, tag)
             if entries is not None:
                 bullets[tag] = entries
