@@ -145,7 +145,8 @@ def merged_output_schema(schemas: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """One ``outputSchema`` for the actions of a grouped tool.
 
     The schema itself when every action declares the same one; otherwise an object that is
-    any of them, with their ``$defs`` hoisted to the top (renamed where two differ).
+    any of them (each distinct schema once, in first-seen order), with their ``$defs``
+    hoisted to the top (renamed where two differ).
     """
     first = schemas[0]
     if all(schema == first for schema in schemas[1:]):
@@ -161,7 +162,10 @@ def merged_output_schema(schemas: Sequence[dict[str, Any]]) -> dict[str, Any]:
             while target in defs and defs[target] != definition:
                 target, n = f"{name}{n}", n + 1
             renames[name] = target
-        branches.append(_renamed(branch, renames))
+        branch = _renamed(branch, renames)
+        # Actions sharing a schema would repeat its branch: tokens in every prompt, no meaning.
+        if branch not in branches:
+            branches.append(branch)
         for name, definition in own.items():
             defs[renames[name]] = _renamed(definition, renames)
     merged: dict[str, Any] = {"type": "object", "anyOf": branches}

@@ -100,3 +100,11 @@ def test_resend_passes_an_error_untouched() -> None:
     """An error response a handler built is sent as it is, without structured content."""
     failure = error("Nope.")
     assert OutputSchema(Money, "t/a").resend(failure, ["cents"]) is failure
+
+
+def test_merge_lists_each_distinct_branch_once() -> None:
+    """Actions sharing one output schema add one anyOf branch, in first-seen order."""
+    money = OutputSchema(Money, "t/a").json_schema
+    numbers = OutputSchema(list[int], "t/b").json_schema
+    merged = merged_output_schema([money, money, numbers, money, money])
+    assert merged["anyOf"] == [money, numbers]
