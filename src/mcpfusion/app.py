@@ -213,6 +213,8 @@ class Fusion:
         path: str = "/mcp",
         stateless: bool = False,
         json_response: bool = False,
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
     ) -> None:
         """Serves the app until stopped: over stdio (default) or streamable HTTP.
 
@@ -222,11 +224,16 @@ class Fusion:
 
         Args:
             transport: ``"stdio"`` or ``"http"``.
-            host: the HTTP bind address.
+            host: the HTTP bind address; loopback (``127.0.0.1``, ``::1``, ``localhost``,
+                any of 127.0.0.0/8) turns DNS-rebinding protection on.
             port: the HTTP port.
             path: the HTTP endpoint path.
             stateless: no HTTP sessions (for load balancers and several workers).
             json_response: JSON bodies instead of SSE streams (progress is then dropped).
+            allowed_hosts: HTTP Host header values to accept (``"name:*"`` for any port);
+                they switch DNS-rebinding protection on for any bind address.
+            allowed_origins: HTTP Origin header values to accept (default: ``http://``
+                and ``https://`` on each allowed host).
         """
         from mcpfusion.adapters import run_http, run_stdio
 
@@ -240,6 +247,8 @@ class Fusion:
                 path=path,
                 stateless=stateless,
                 json_response=json_response,
+                allowed_hosts=allowed_hosts,
+                allowed_origins=allowed_origins,
             )
         else:
             raise ValueError(f"transport must be 'stdio' or 'http'; got {transport!r}")
@@ -257,9 +266,11 @@ class Fusion:
         """A Starlette app serving the app over streamable HTTP, for uvicorn or gunicorn.
 
         Example: ``uvicorn billing:asgi --workers 4`` with
-        ``asgi = app.asgi_app(stateless=True, host="0.0.0.0")``. ``host`` is where the
-        server is bound: loopback (the default) turns DNS-rebinding protection on; behind a
-        proxy pass ``allowed_hosts``. See ``mcpfusion.adapters.asgi_app``.
+        ``asgi = app.asgi_app(stateless=True, host="0.0.0.0", allowed_hosts=[...])``.
+        ``host`` is where the server is bound: loopback (the default; any of 127.0.0.0/8,
+        ``::1`` or ``localhost``) turns DNS-rebinding protection on; elsewhere pass
+        ``allowed_hosts``, or protection is off and a warning is logged. See
+        ``mcpfusion.adapters.asgi_app``.
         """
         from mcpfusion.adapters import asgi_app
 

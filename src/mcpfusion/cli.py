@@ -203,6 +203,8 @@ def _run(args: argparse.Namespace) -> int:
         path=args.path,
         stateless=args.stateless,
         json_response=args.json_response,
+        allowed_hosts=args.allowed_hosts,
+        allowed_origins=args.allowed_origins,
     )
     return 0
 
@@ -224,12 +226,32 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="serve the app over stdio (default) or HTTP")
     run.add_argument("target", metavar="TARGET")
     run.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
-    run.add_argument("--host", default="127.0.0.1", help="HTTP bind address (127.0.0.1)")
+    run.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="HTTP bind address (127.0.0.1); loopback turns DNS-rebinding protection on",
+    )
     run.add_argument("--port", type=int, default=8000, help="HTTP port; 0 picks one (8000)")
     run.add_argument("--path", default="/mcp", help="HTTP endpoint path (/mcp)")
     run.add_argument("--stateless", action="store_true", help="no sessions (load balancers)")
     run.add_argument(
         "--json-response", action="store_true", help="JSON bodies, not SSE (drops progress)"
+    )
+    run.add_argument(
+        "--allowed-host",
+        action="append",
+        dest="allowed_hosts",
+        metavar="HOST",
+        help="a Host header to accept ('name:*' for any port); repeatable; switches "
+        "DNS-rebinding protection on for any bind address",
+    )
+    run.add_argument(
+        "--allowed-origin",
+        action="append",
+        dest="allowed_origins",
+        metavar="ORIGIN",
+        help="an Origin header to accept; repeatable (default: http:// and https:// on "
+        "each allowed host)",
     )
     run.set_defaults(handler=_run)
 

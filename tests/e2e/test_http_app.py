@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 
 from mcpfusion.adapters import asgi_app
-from tests.e2e.servers import uvicorn_in_process
+from tests.e2e.servers import http_server, uvicorn_in_process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -94,3 +94,20 @@ async def test_json_response_mode_serves_calls(app: Any, stateless: bool) -> Non
     assert [c.text for c in result.content] == [c["text"] for c in expected["content"]]
     assert exported.content[0].text == "exported 2 rows"
     assert seen == []
+
+
+async def test_any_loopback_bind_accepts_its_own_address(app: Any) -> None:
+    """Bound to 127.0.1.1, that address is an accepted Host; foreign hosts still get 421."""
+    with anyio.fail_after(30):
+        async with uvicorn_in_process(asgi_app(app, host="127.0.1.1")) as port:
+            assert (await post(port, host=f"127.0.1.1:{port}")).status_code == 200
+            assert (await post(port, host="evil.example")).status_code == 421
+
+
+async def test_cli_allowed_host_switches_protection_on() -> None:
+    """``mcpfusion run --http --allowed-host NAME`` serves that Host and refuses others."""
+    with anyio.fail_after(30):
+        async with http_server("--allowed-host", "api.example.com:*") as url:
+            port = int(url.rsplit(":", 1)[1].split("/")[0])
+            assert (await post(port, host=f"api.example.com:{port}")).status_code == 200
+            assert (await post(port, host=f"127.0.0.1:{port}")).status_code == 421

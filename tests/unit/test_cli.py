@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -178,3 +179,19 @@ def test_definition_mistake_is_one_line_and_status_2(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith("mcpfusion: tool 'empty' has no actions")
+
+
+def test_run_http_passes_allowed_hosts_and_origins(
+    target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--allowed-host`` and ``--allowed-origin`` repeat and reach the HTTP server."""
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr("mcpfusion.adapters.run_http", lambda app, **kw: calls.append(kw))
+    words = ["--allowed-host", "a.example:*", "--allowed-host", "b.example"]
+    assert main(["run", target, "--http", "--host", "0.0.0.0", *words]) == 0
+    assert main(["run", target, "--http", "--allowed-origin", "https://ui.example"]) == 0
+    first, second = calls
+    assert first["host"] == "0.0.0.0"
+    assert first["allowed_hosts"] == ["a.example:*", "b.example"]
+    assert first["allowed_origins"] is None
+    assert (second["allowed_hosts"], second["allowed_origins"]) == (None, ["https://ui.example"])

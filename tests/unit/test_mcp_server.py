@@ -14,7 +14,14 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from mcpfusion import DefinitionError, ToolResponse, error, success_structured
-from mcpfusion.adapters import asgi_app, build_server, to_call_tool_result, transport_security
+from mcpfusion.adapters import (
+    asgi_app,
+    build_server,
+    is_loopback,
+    mcp_server,
+    to_call_tool_result,
+    transport_security,
+)
 from mcpfusion.app import Fusion
 from mcpfusion.builder import response
 from mcpfusion.context import Context, Progress
@@ -236,6 +243,38 @@ def test_loopback_bind_protects_against_dns_rebinding() -> None:
     assert "http://localhost:*" in settings.allowed_origins
 
 
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.0.1.1", True),
+        ("127.255.0.9", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("::ffff:127.0.0.1", True),
+        ("localhost", True),
+        ("LocalHost", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.20", False),
+        ("example.com", False),
+        ("localhost.example.com", False),
+    ],
+)
+def test_loopback_is_any_loopback_address(host: str, loopback: bool) -> None:
+    """Every 127.0.0.0/8 address, ``::1`` and ``localhost`` count as loopback; nothing else."""
+    assert is_loopback(host) is loopback
+
+
+def test_other_loopback_binds_accept_their_own_address() -> None:
+    """Bound to 127.0.1.1, the server is protected and also accepts that address as Host."""
+    settings = transport_security("127.0.1.1")
+    assert settings.enable_dns_rebinding_protection
+    assert settings.allowed_hosts == ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.1.1:*"]
+    assert "http://127.0.1.1:*" in settings.allowed_origins
+    assert transport_security("::1").allowed_hosts == ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+
+
 def test_public_bind_without_hosts_is_unprotected() -> None:
     """A public bind without allowed_hosts leaves Host checks to the proxy."""
     assert not transport_security("0.0.0.0").enable_dns_rebinding_protection
@@ -248,6 +287,65 @@ def test_allowed_hosts_derive_origins() -> None:
     assert settings.allowed_origins == ["http://api.example.com", "https://api.example.com"]
     explicit = transport_security("0.0.0.0", ["a.example"], ["https://ui.example"])
     assert explicit.allowed_origins == ["https://ui.example"]
+
+
+@pytest.mark.parametrize(
+    ("host", "allowed_hosts", "warned"),
+    [
+        ("0.0.0.0", None, True),
+        ("::", None, True),
+        ("0.0.0.0", ["api.example.com"], False),
+        ("127.0.1.1", None, False),
+        ("::1", None, False),
+    ],
+)
+def test_unprotected_public_bind_logs_a_warning(
+    host: str, allowed_hosts: list[str] | None, warned: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Only a non-loopback bind without allowed hosts warns, on the mcpfusion logger."""
+    caplog.set_level(logging.INFO, logger="mcpfusion")
+    asgi_app(StubApp(), host=host, allowed_hosts=allowed_hosts)
+    warnings = [
+        (r.name, r.getMessage())
+        for r in caplog.records
+        if r.levelno == logging.WARNING and "DNS-rebinding" in r.getMessage()
+    ]
+    assert [name for name, _ in warnings] == (["mcpfusion"] if warned else [])
+    assert all(f"bound to {host} " in message for _, message in warnings)
+
+
+def test_run_http_hands_allowed_hosts_and_origins_to_the_asgi_app(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``run_http`` builds its ASGI app with the allowed hosts and origins it was given."""
+    seen: dict[str, Any] = {}
+
+    class Built(Exception):
+        """Stops run_http once the ASGI app is asked for, before any socket is bound."""
+
+    def record(app: Any, **options: Any) -> Starlette:
+        seen.update(options)
+        raise Built
+
+    monkeypatch.setattr(mcp_server, "asgi_app", record)
+    with pytest.raises(Built):
+        mcp_server.run_http(
+            StubApp(), host="0.0.0.0", allowed_hosts=["a.example"], allowed_origins=["https://b"]
+        )
+    assert seen["host"] == "0.0.0.0"
+    assert (seen["allowed_hosts"], seen["allowed_origins"]) == (["a.example"], ["https://b"])
+
+
+def test_fusion_run_http_passes_the_security_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Fusion.run("http", ...)`` forwards allowed hosts and origins to ``run_http``."""
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr("mcpfusion.adapters.run_http", lambda app, **options: calls.append(options))
+    Fusion("demo").run(
+        "http", host="0.0.0.0", allowed_hosts=["a.example:*"], allowed_origins=["https://b"]
+    )
+    [options] = calls
+    assert options["allowed_hosts"] == ["a.example:*"]
+    assert options["allowed_origins"] == ["https://b"]
 
 
 def test_asgi_app_routes_the_exact_path() -> None:

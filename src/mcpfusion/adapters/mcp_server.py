@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -23,10 +24,10 @@ from mcpfusion.response import ToolResponse, tool_error
 from mcpfusion.validation import preview
 
 __all__ = [
-    "LOOPBACK_HOSTS",
     "ServableApp",
     "asgi_app",
     "build_server",
+    "is_loopback",
     "run_http",
     "run_stdio",
     "serve_stdio",
@@ -34,10 +35,10 @@ __all__ = [
     "transport_security",
 ]
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("mcpfusion")
 
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-"""Bind addresses for which DNS-rebinding protection is switched on by default."""
+_LOOPBACK_NAMES = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+"""Host header values a loopback bind accepts, on any port, besides its own address."""
 
 
 class ServableApp(Protocol):
@@ -147,6 +148,23 @@ def run_stdio(app: ServableApp) -> None:
     anyio.run(serve_stdio, app)
 
 
+def is_loopback(host: str) -> bool:
+    """Whether the bind address ``host`` is ``localhost`` or a loopback IP.
+
+    Any address of 127.0.0.0/8 counts (Debian names the machine 127.0.1.1), as do ``::1``
+    (with or without brackets) and IPv4-mapped loopback such as ``::ffff:127.0.0.1``.
+    """
+    if host.lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host.removeprefix("[").removesuffix("]"))
+    except ValueError:
+        return False  # a name other than localhost: we cannot know where it points
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
+
+
 def transport_security(
     host: str,
     allowed_hosts: Sequence[str] | None = None,
@@ -154,15 +172,17 @@ def transport_security(
 ) -> TransportSecuritySettings:
     """The DNS-rebinding settings for a server bound to ``host``.
 
-    Protection is on for a loopback bind (allowing the loopback names on any port) and
-    whenever ``allowed_hosts`` is given; a server bound to another interface without
-    ``allowed_hosts`` leaves Host checking to its proxy, as the SDK does. ``"name:*"``
-    matches any port. Origins default to ``http://`` and ``https://`` on the allowed hosts.
+    Protection is on for a loopback bind (see ``is_loopback``; it accepts the loopback
+    names and the bound address, on any port) and whenever ``allowed_hosts`` is given; a
+    server bound to another interface without ``allowed_hosts`` leaves Host checking to
+    its proxy, as the SDK does (``asgi_app`` logs a warning then). ``"name:*"`` matches any
+    port. Origins default to ``http://`` and ``https://`` on the allowed hosts.
     """
     if allowed_hosts is None:
-        if host not in LOOPBACK_HOSTS:
+        if not is_loopback(host):
             return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-        allowed_hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+        bound = f"[{host.strip('[]')}]:*" if ":" in host else f"{host}:*"
+        allowed_hosts = list(dict.fromkeys((*_LOOPBACK_NAMES, bound)))
     if allowed_origins is None:
         allowed_origins = [f"{scheme}://{h}" for h in allowed_hosts for scheme in ("http", "https")]
     return TransportSecuritySettings(
@@ -194,13 +214,24 @@ def asgi_app(
             notifications are then not delivered.
         host: the address the server is bound to; it decides the DNS-rebinding default
             (see ``transport_security``). Behind a proxy, pass ``allowed_hosts`` instead.
-        allowed_hosts: Host header values to accept (``"example.com:*"`` for any port).
-        allowed_origins: Origin header values to accept.
+        allowed_hosts: Host header values to accept (``"example.com:*"`` for any port);
+            giving them switches DNS-rebinding protection on whatever ``host`` is.
+        allowed_origins: Origin header values to accept (default: ``http://`` and
+            ``https://`` on each allowed host).
         max_request_body_size: larger requests get HTTP 413 before they are parsed.
     """
     security = transport_security(host, allowed_hosts, allowed_origins)
     if not security.enable_dns_rebinding_protection:
-        logger.info("DNS-rebinding protection is off for %s; pass allowed_hosts to enable it", host)
+        # Off is the right setting behind a proxy that checks Host, and a dangerous one
+        # anywhere else: say so where the operator will see it.
+        ignored = "; the allowed origins are not checked without it" if allowed_origins else ""
+        logger.warning(
+            "DNS-rebinding protection is off: bound to %s without allowed hosts, so any Host "
+            "and Origin header is served; pass allowed_hosts (--allowed-host) unless a proxy "
+            "checks them%s",
+            host,
+            ignored,
+        )
     manager = StreamableHTTPSessionManager(
         app=build_server(app),
         stateless=stateless,
@@ -227,14 +258,25 @@ def run_http(
     path: str = "/mcp",
     stateless: bool = False,
     json_response: bool = False,
+    allowed_hosts: Sequence[str] | None = None,
+    allowed_origins: Sequence[str] | None = None,
     log_level: str = "info",
 ) -> None:
     """Serves ``app`` over streamable HTTP with uvicorn, blocking until interrupted.
 
     ``port=0`` picks a free port; the ``mcpfusion`` logger announces the endpoint URL once
-    the socket accepts connections.
+    the socket accepts connections. The options are ``asgi_app``'s; ``host`` is both the
+    bind address and what decides the DNS-rebinding default.
     """
-    asgi = asgi_app(app, path=path, stateless=stateless, json_response=json_response, host=host)
+    asgi = asgi_app(
+        app,
+        path=path,
+        stateless=stateless,
+        json_response=json_response,
+        host=host,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
+    )
     config = uvicorn.Config(asgi, host=host, port=port, log_level=log_level)
     sock = config.bind_socket()
     # Listening before the announcement: a client that reads it can connect at once (the
