@@ -110,19 +110,34 @@ def _tool(app: Fusion, name: str) -> Mapping[str, Any]:
     return tools[name]
 
 
+def _types(schema: Mapping[str, Any]) -> set[str]:
+    """The JSON types a parameter schema admits, looking into ``anyOf`` and ``oneOf``."""
+    declared = schema.get("type")
+    found = {declared} if isinstance(declared, str) else set(declared or ())
+    for key in ("anyOf", "oneOf"):
+        for branch in schema.get(key) or ():
+            if isinstance(branch, Mapping):
+                found |= _types(branch)
+    return found
+
+
 def _value(raw: str, schema: Mapping[str, Any] | None) -> Any:
     """A ``key=value`` value: JSON when it parses, else the raw string.
 
-    A parameter declared as a string keeps digits and words as typed (``id=0042``,
-    ``id=true``); quoting still works there (``id='"x"'``).
+    A parameter that admits a string (``str``, ``str | None``, ``int | str``) keeps digits
+    and words as typed (``id=0042``, ``id=true``); ``null`` is still ``None`` when the
+    parameter admits it, and quoting still works (``id='"x"'``).
     """
     try:
         value = json.loads(raw)
     except ValueError:
         return raw
-    if schema is not None and schema.get("type") == "string" and not isinstance(value, str):
-        return raw
-    return value
+    if isinstance(value, str) or schema is None:
+        return value
+    types = _types(schema)
+    if "string" not in types or (value is None and "null" in types):
+        return value
+    return raw
 
 
 def parse_arguments(tool: Mapping[str, Any], words: Sequence[str]) -> dict[str, Any]:
@@ -190,14 +205,8 @@ async def _call_tool(app: Fusion, name: str, arguments: dict[str, Any]) -> Any:
 
 def _run(args: argparse.Namespace) -> int:
     app = load_app(args.target)
-    # Imported here so that `inspect` and `call` never pay for loading the MCP SDK.
-    from mcpfusion.adapters import run_http, run_stdio
-
-    if not args.http:
-        run_stdio(app)
-        return 0
-    run_http(
-        app,
+    app.run(
+        "http" if args.http else "stdio",
         host=args.host,
         port=args.port,
         path=args.path,

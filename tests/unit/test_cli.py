@@ -32,6 +32,12 @@ async def say(text: str) -> str:
     return text
 
 
+@tool.action("note")
+async def note(note: str | None = None) -> dict[str, str | None]:
+    """Echoes an optional note."""
+    return {"note": note}
+
+
 flat = app.tool("misc", exposition="flat")
 
 
@@ -74,6 +80,67 @@ def test_string_parameters_keep_what_was_typed() -> None:
     assert parse_arguments(GROUPED, ["text=true"]) == {"text": "true"}
     assert parse_arguments(GROUPED, ['text="quoted"']) == {"text": "quoted"}
     assert parse_arguments(GROUPED, ["text=a=b"]) == {"text": "a=b"}
+
+
+OPTIONAL = {
+    "name": "notes",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "code": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+            "ref": {"oneOf": [{"type": "integer"}, {"type": "string"}]},
+            "nullable": {"type": ["string", "null"]},
+            "count": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("code=42", "42"),
+        ("code=0042", "0042"),
+        ("code=true", "true"),
+        ("code=null", None),
+        ('code="x"', "x"),
+        ("ref=7", "7"),
+        ("ref=null", "null"),
+        ("nullable=12", "12"),
+        ("nullable=null", None),
+        ("count=3", 3),
+        ("count=null", None),
+    ],
+)
+def test_optional_and_union_strings_keep_what_was_typed(word: str, expected: object) -> None:
+    """A parameter with a string branch in anyOf/oneOf keeps digits as typed; null stays None."""
+    key = word.partition("=")[0]
+    assert parse_arguments(OPTIONAL, [word]) == {key: expected}
+
+
+def test_optional_string_from_a_real_action(
+    target: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``str | None`` as Fusion declares it: ``note=42`` reaches the handler as ``"42"``."""
+    assert main(["call", target, "math", "note", "note=42"]) == 0
+    assert '"note": "42"' in capsys.readouterr().out
+
+
+def test_run_chooses_the_transport_through_fusion_run(
+    target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run`` serves through ``Fusion.run``: stdio by default, HTTP with ``--http``."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    def record(self: Fusion, transport: str, **options: Any) -> None:
+        calls.append((transport, options))
+
+    monkeypatch.setattr(Fusion, "run", record)
+    assert main(["run", target]) == 0
+    assert main(["run", target, "--http", "--port", "0", "--path", "/x", "--stateless"]) == 0
+    assert [transport for transport, _ in calls] == ["stdio", "http"]
+    http = calls[1][1]
+    assert (http["port"], http["path"], http["stateless"]) == (0, "/x", True)
 
 
 @pytest.mark.parametrize(
