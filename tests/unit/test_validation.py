@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any, Literal
 
+import anyio
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
+from mcpfusion.app import Fusion
 from mcpfusion.validation import (
     MAX_FIELDS,
     arguments_problem,
@@ -179,7 +182,7 @@ def test_field_list_is_capped() -> None:
     assert len(problems) == MAX_FIELDS + 1
     assert problems[-1] == (
         "arguments",
-        "80 more invalid fields are not listed. You sent: 100 arguments. Fix the fields above "
+        "80 more problems are not listed. You sent: 100 arguments. Fix the fields above "
         "and call again to see the rest.",
     )
 
@@ -212,6 +215,72 @@ def test_field_list_is_capped() -> None:
 def test_select_problems(raw: Any, problems: list[tuple[str, str]]) -> None:
     """`_select` must be a list of distinct allowed names."""
     assert select_problems(raw, ["a", "b"]) == problems
+
+
+def test_a_huge_bad_list_is_answered_quickly() -> None:
+    """200,000 bad items cost one bounded envelope, not text for every item (SPEC §9)."""
+
+    def total(numbers: list[int]) -> int:
+        return sum(numbers)
+
+    app = Fusion("srv")
+    app.tool("t", exposition="flat").action("total")(total)
+    started = time.perf_counter()
+    result = anyio.run(app.call_tool, "t_total", {"numbers": ["x"] * 200_000})
+    elapsed = time.perf_counter() - started
+    assert elapsed < 1.0, f"{elapsed:.2f} s"
+    assert result.text.count("<field ") == MAX_FIELDS + 1
+    assert "199980 more problems are not listed." in result.text
+
+
+def test_long_field_names_are_cut_like_values() -> None:
+    """An unknown field's name is cut to 50 characters, as a sent value is (SPEC §9)."""
+    name = "n" * 10_000
+    model = create_model("M", __config__=ConfigDict(extra="forbid"))
+    with pytest.raises(ValidationError) as info:
+        model.model_validate({name: 1})
+    [(path, text)] = field_problems(info.value, {name: 1}, [])
+    assert path == "n" * 49 + "…"
+    assert len(text) < 200
+
+
+def test_long_paths_in_missing_fields_are_cut() -> None:
+    """A nested path through a long key is cut, in the name and in the fix alike."""
+    key = "k" * 10_000
+    arguments = {"lines": {key: {"qty": 1}}}
+    model = create_model("M", lines=(dict[str, Line], ...))
+    with pytest.raises(ValidationError) as info:
+        model.model_validate(arguments)
+    [(path, text)] = field_problems(info.value, arguments, ["lines"])
+    assert path == "lines." + "k" * 43 + "…"
+    assert text == f"Field required. You sent: nothing. Add '{path}' and call again."
+
+
+def test_fields_that_share_a_cut_name_stay_apart() -> None:
+    """Two places whose names are cut alike are still two fields, and both are counted."""
+    key = "k" * 100
+    arguments = {"lines": {key: ["x"] * 30}}
+    model = create_model("M", lines=(dict[str, list[int]], ...))
+    with pytest.raises(ValidationError) as info:
+        model.model_validate(arguments)
+    problems = field_problems(info.value, arguments, ["lines"])
+    assert len(problems) == MAX_FIELDS + 1
+    assert problems[-1][1].startswith("10 more problems are not listed.")
+
+
+def test_a_bad_dict_key_echoes_the_key() -> None:
+    """A key that fails its type is reported at its place, echoing the key itself."""
+    arguments = {"m": {"abc": "v"}}
+    model = create_model("M", m=(dict[int, str], ...))
+    with pytest.raises(ValidationError) as info:
+        model.model_validate(arguments)
+    assert field_problems(info.value, arguments, ["m"]) == [
+        (
+            "m.abc",
+            "Input should be a valid integer, unable to parse string as an integer. You sent: "
+            '"abc". Send a valid integer.',
+        )
+    ]
 
 
 def test_arguments_problem_and_envelope() -> None:
