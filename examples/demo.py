@@ -3,13 +3,15 @@
 Run it with ``make demo`` (or ``python -m examples.demo [--full]``). It starts
 ``python -m examples.billing`` on a fresh temporary database, talks to it with the official
 MCP client, and prints every block of every result under a label naming its kind and its
-o200k token count.
+o200k token count, the way ``mcpfusion call`` does (colour on a terminal, unless
+``NO_COLOR`` is set).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import textwrap
@@ -24,8 +26,7 @@ import toon_format
 from mcp import Client, StdioServerParameters
 
 from examples.billing.seed import HOSTILE_CUSTOMER_ID, INVOICES
-from mcpfusion import ToolResponse
-from mcpfusion.terminal import Style, TokenCounter, classify, definition_json
+from mcpfusion.terminal import Style, TokenCounter, definition_json, render_result
 
 ROOT = Path(__file__).resolve().parent.parent
 PREVIEW_LINES = 16
@@ -115,15 +116,6 @@ class Totals:
     errors: int = 0
 
 
-def _preview(text: str, full: bool) -> str:
-    lines = text.split("\n")
-    if full or len(lines) <= PREVIEW_LINES + 2:
-        return text
-    hidden = len(lines) - PREVIEW_LINES
-    shown = "\n".join(lines[:PREVIEW_LINES])
-    return f"{shown}\n  ┆ … {hidden} more lines (the agent receives all of them; --full shows them)"
-
-
 def _show(
     step: Step,
     number: int,
@@ -139,34 +131,21 @@ def _show(
     print(f"   {step.tool}({call})")
     if step.note:
         print(textwrap.fill(step.note, 96, initial_indent="   ", subsequent_indent="   "))
-    texts = tuple(item.text for item in result.content)
-    response = ToolResponse(
-        texts, is_error=result.is_error, structured_content=result.structured_content
-    )
-    tokens = 0
-    for kind, label, text in classify(response):
-        n = counter.count(text) or 0
-        tokens += n
-        print(style.paint(kind, f"── {label} · {n} tokens"))
-        print(_preview(text, full))
+    # The CallToolResult as it came over the wire: what render_result reads from a client.
+    wire = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    max_lines = None if full else PREVIEW_LINES
+    print(render_result(wire, counter=counter, style=style, max_lines=max_lines))
+    texts = [item.text for item in result.content]
     if step.toon and not result.is_error:
-        as_json = counter.count(json.dumps(toon_format.decode(texts[0]), indent=2)) or 0
+        as_json = counter.count(json.dumps(toon_format.decode(texts[0]), indent=2))
         print(f"   The same rows as indented JSON would be {as_json} tokens.")
     if result.structured_content is not None:
         keys = ", ".join(result.structured_content)
-        print(
-            style.paint(
-                "data",
-                f"── structuredContent {{{keys}}} · checked by the client "
-                "against the tool's outputSchema",
-            )
-        )
-    flag = "true" if result.is_error else "false"
-    blocks = f"{len(texts)} block{'s' if len(texts) != 1 else ''}"
-    print(style.paint("total", f"   {blocks} · {tokens} tokens · isError={flag}"))
+        print(f"   structuredContent {{{keys}}} is checked by the client against the outputSchema.")
     totals.calls += 1
     totals.blocks += len(texts)
-    totals.tokens += tokens
+    # Counted again for the session's total: a few milliseconds for the whole demo.
+    totals.tokens += sum(counter.count(text) for text in texts)
     totals.errors += bool(result.is_error)
 
 
@@ -185,13 +164,14 @@ async def session(db: Path, *, full: bool, style: Style) -> Totals:
             t.name: counter.count(
                 definition_json(t.model_dump(mode="json", by_alias=True, exclude_none=True))
             )
-            or 0
             for t in tools
         }
         print(style.paint("total", f"{server_name} over stdio"), end=" · ")
         print(f"protocol {client.protocol_version}")
         listed = ", ".join(f"{name} {n}" for name, n in sizes.items())
         print(f"tools/list: {listed} · {sum(sizes.values())} tokens in every prompt")
+        if not full:
+            print(f"(blocks are cut after {PREVIEW_LINES} lines here; --full shows every line)")
         for number, step in enumerate(STEPS, start=1):
             result = await client.call_tool(step.tool, step.arguments)
             _show(step, number, result, counter, style, full, totals)
@@ -203,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m examples.demo", description=__doc__)
     parser.add_argument("--full", action="store_true", help="print every line of every block")
     args = parser.parse_args(argv)
-    style = Style(colour=sys.stdout.isatty())
+    style = Style.for_stream(sys.stdout, os.environ)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mcpfusion-demo-") as folder:
 

@@ -174,7 +174,7 @@ def _inspect(args: argparse.Namespace) -> int:
         return 0
     counter = TokenCounter()
     server = f"{app.name} {app.version}".strip()
-    style = Style(colour=_colour())
+    style = Style.for_stream(sys.stdout, os.environ)
     print(
         render_tools(
             tools, server=server, instructions=app.instructions, counter=counter, style=style
@@ -195,7 +195,8 @@ def _call(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(response.to_mcp(), ensure_ascii=False, indent=2))
     else:
-        print(render_result(response, counter=TokenCounter(), style=Style(colour=_colour())))
+        style = Style.for_stream(sys.stdout, os.environ)
+        print(render_result(response, counter=TokenCounter(), style=style))
     return 1 if response.is_error else 0
 
 
@@ -216,10 +217,6 @@ def _run(args: argparse.Namespace) -> int:
         allowed_origins=args.allowed_origins,
     )
     return 0
-
-
-def _colour() -> bool:
-    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
 def build_parser() -> argparse.ArgumentParser:

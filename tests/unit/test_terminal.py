@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import ast
+import io
 from pathlib import Path
+from types import SimpleNamespace
 
+import pytest
 from pydantic import BaseModel
 
 from mcpfusion import ToolResponse, error, terminal, ui
@@ -123,3 +126,57 @@ def test_tools_render_description_verbatim() -> None:
     schema = '{\n  "type": "object"\n}'
     assert f"description:\nLine one.\n\nLine two.\ninputSchema:\n{schema}" in text
     assert text.startswith("srv 1.0\n\ninstructions:\nBe brief.")
+
+
+def test_a_result_a_client_received_renders_like_the_response() -> None:
+    """The CallToolResult JSON (dict or object content items) renders as the response does."""
+    built = response({"a": 1}).ui(ui.summary("s")).rule("r").build()
+    style, counter = Style(colour=False), TokenCounter()
+    expected = render_result(built, counter=counter, style=style)
+    wire = built.to_mcp()
+    assert render_result(wire, counter=counter, style=style) == expected
+    objects = {**wire, "content": [SimpleNamespace(text=b) for b in built.blocks]}
+    assert render_result(objects, counter=counter, style=style) == expected
+
+
+def test_client_result_keeps_error_flag_and_structured_content() -> None:
+    """``isError`` and ``structuredContent`` of a received result reach the footer."""
+    wire = {"content": [{"type": "text", "text": "{}"}], "isError": True, "structuredContent": {}}
+    text = render_result(wire, counter=TokenCounter(), style=Style(colour=False))
+    assert text.endswith("isError=true · structuredContent (the data block's value)")
+
+
+def test_max_lines_cuts_long_blocks_but_counts_them_whole() -> None:
+    """Past ``max_lines`` (+2) a block is cut with a note; its count is of the whole block."""
+    long_text, short_text = "\n".join(map(str, range(30))), "\n".join(map(str, range(7)))
+    built = response(long_text).rule(short_text.replace("\n", " ")).build()
+    counter = TokenCounter()
+    text = render_result(built, counter=counter, style=Style(colour=False), max_lines=5)
+    assert f"── data · {counter.count(long_text)} tokens\n0\n1\n2\n3\n4\n" in text
+    assert "\n  ┆ … 25 more lines (the agent receives all of them)\n── rules" in text
+    whole = response(short_text).build()
+    assert short_text in render_result(
+        whole, counter=counter, style=Style(colour=False), max_lines=5
+    )
+
+
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        """Always a terminal."""
+        return True
+
+
+@pytest.mark.parametrize(
+    ("stream", "environ", "colour"),
+    [
+        (Terminal(), {}, True),
+        (Terminal(), {"NO_COLOR": "1"}, False),
+        (Terminal(), {"NO_COLOR": ""}, True),
+        (io.StringIO(), {}, False),
+    ],
+)
+def test_colour_rule(stream: io.StringIO, environ: dict[str, str], colour: bool) -> None:
+    """Colour only on a terminal, and never when NO_COLOR is set to something (no-color.org)."""
+    assert Style.for_stream(stream, environ).colour is colour
