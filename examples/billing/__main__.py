@@ -6,7 +6,8 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from examples.billing.db import BillingDatabaseError, BillingDB, default_path
 from examples.billing.server import create_app
@@ -14,6 +15,14 @@ from mcpfusion import Fusion
 
 HOST = "127.0.0.1"
 ENV_DB = "MCPFUSION_BILLING_DB"
+
+
+def database_path(flag: str | None, environ: Mapping[str, str]) -> str | Path:
+    """Where the database lives: ``--db``, else ``$MCPFUSION_BILLING_DB``, else per user.
+
+    The one place that decides it, for ``main`` and for the CLI's ``app`` factory alike.
+    """
+    return flag or environ.get(ENV_DB) or default_path(environ)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -47,7 +56,7 @@ def app() -> Fusion:
     Raises:
         BillingDatabaseError: if the database cannot be opened or seeded.
     """
-    return create_app(BillingDB.open(os.environ.get(ENV_DB) or default_path(os.environ)))
+    return create_app(BillingDB.open(database_path(None, os.environ)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -56,10 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.stateless and not args.http:
         parser.error("--stateless applies to --http only")
-    # The environment is read here, in the entry point, and nowhere in the library.
-    path = args.db or os.environ.get(ENV_DB) or default_path(os.environ)
     try:
-        db = BillingDB.open(path)
+        # The environment is read here, in the entry point, and nowhere in the library.
+        db = BillingDB.open(database_path(args.db, os.environ))
     except BillingDatabaseError as exc:
         print(f"billing: error: {exc}", file=sys.stderr)
         return 2

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from examples.billing import __main__ as entry
+from examples.billing.db import BillingDatabaseError, default_path
 
 
 def test_unwritable_database_path_exits_with_a_clear_message(
@@ -59,3 +60,22 @@ def test_default_path_is_shown_in_help(capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     assert "MCPFUSION_BILLING_DB" in out
     assert "billing.db" in out
+
+
+def test_database_path_prefers_flag_then_environment_then_default(tmp_path: Path) -> None:
+    """--db wins over MCPFUSION_BILLING_DB, which wins over the per-user default."""
+    environ = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    with_env = {**environ, "MCPFUSION_BILLING_DB": "env.db"}
+    assert entry.database_path("flag.db", with_env) == "flag.db"
+    assert entry.database_path(None, with_env) == "env.db"
+    assert entry.database_path(None, environ) == default_path(environ)
+
+
+def test_app_factory_reads_the_same_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI's ``app`` factory opens the database MCPFUSION_BILLING_DB names, as main does."""
+    (tmp_path / "from-env").write_text("not a folder")
+    monkeypatch.setenv("MCPFUSION_BILLING_DB", str(tmp_path / "from-env" / "billing.db"))
+    with pytest.raises(BillingDatabaseError, match="from-env"):
+        entry.app()
