@@ -48,6 +48,70 @@ def flat_input_schema(action: Action, select_keys: Sequence[str] | None) -> dict
     return _object(properties, required, defs)
 
 
+class ParamTypes:
+    """The type each parameter name has in a grouped tool, to reject conflicts when defined.
+
+    Only the new action's parameters are described and compared, so defining ``n`` actions
+    costs ``O(n)`` schema work, not a whole union per action.
+
+    Args:
+        tool: the tool's name, for error messages.
+    """
+
+    __slots__ = ("_known", "_tool")
+
+    def __init__(self, tool: str) -> None:
+        self._tool = tool
+        self._known: dict[str, tuple[Any, str]] = {}
+
+    def add(self, action: Action) -> None:
+        """Records ``action``'s parameter types.
+
+        Raises:
+            DefinitionError: if one has a different type in an earlier action; then nothing
+                is recorded.
+        """
+        schema = action.params_model.model_json_schema(schema_generator=QuietJsonSchema)
+        defs = schema.get("$defs", {})
+        shapes = {wire: type_of(prop, defs) for wire, prop in schema.get("properties", {}).items()}
+        for wire, shape in shapes.items():
+            known = self._known.get(wire)
+            if known is not None and known[0] != shape:
+                raise _conflict(self._tool, wire, known[0], known[1], shape, action.name)
+        for wire, shape in shapes.items():
+            self._known.setdefault(wire, (shape, action.name))
+
+
+def type_of(prop: dict[str, Any], defs: dict[str, Any]) -> Any:
+    """A parameter's type: its schema without annotations, ``$defs`` references inlined.
+
+    Inlining makes the type independent of the names pydantic gives definitions, which
+    differ between one action's schema and the tool's union (a same-named class elsewhere
+    gets a module-qualified name); a reference back into a definition being inlined
+    becomes ``{"$recursive": n}``, ``n`` levels up.
+    """
+    return _inlined(_shape(prop), defs, ())
+
+
+def _inlined(node: Any, defs: dict[str, Any], within: tuple[str, ...]) -> Any:
+    if isinstance(node, list):
+        return [_inlined(item, defs, within) for item in node]
+    if not isinstance(node, dict):
+        return node
+    inlined = {key: _inlined(value, defs, within) for key, value in node.items()}
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith(_DEFS) and ref[len(_DEFS) :] in defs:
+        name = ref[len(_DEFS) :]
+        if name in within:
+            inlined["$ref"] = {"$recursive": len(within) - within.index(name)}
+        else:
+            inlined["$ref"] = _inlined(defs[name], defs, (*within, name))
+    return inlined
+
+
+_DEFS: Final = "#/$defs/"
+
+
 def grouped_input_schema(
     tool: str, actions: Sequence[Action], select_keys: Sequence[str] | None
 ) -> dict[str, Any]:
@@ -75,7 +139,7 @@ def grouped_input_schema(
                 properties[wire] = dict(prop)
                 first_user[wire] = action.name
             else:
-                _merge(tool, wire, known, prop, first_user[wire], action.name)
+                _merge(tool, wire, known, prop, defs, first_user[wire], action.name)
             users.setdefault(wire, []).append(action.name)
             if wire in required:
                 required_in.setdefault(wire, []).append(action.name)
@@ -115,19 +179,33 @@ def _object(
 
 
 def _merge(
-    tool: str, wire: str, known: dict[str, Any], prop: dict[str, Any], first: str, second: str
+    tool: str,
+    wire: str,
+    known: dict[str, Any],
+    prop: dict[str, Any],
+    defs: dict[str, Any],
+    first: str,
+    second: str,
 ) -> None:
     """Folds a second action's view of a parameter into the union, or rejects a conflict."""
-    if _shape(known) != _shape(prop):
-        raise DefinitionError(
-            f"tool '{tool}': parameter '{wire}' is {json.dumps(_shape(known))} in action "
-            f"'{first}' but {json.dumps(_shape(prop))} in action '{second}'; give it one "
-            "type in both, or rename it in one of them."
-        )
+    # The same comparison as ParamTypes, so what was accepted when defined is listed.
+    first_type, second_type = type_of(known, defs), type_of(prop, defs)
+    if first_type != second_type:
+        raise _conflict(tool, wire, first_type, first, second_type, second)
     if known.get("default", _NO_DEFAULT) != prop.get("default", _NO_DEFAULT):
         known.pop("default", None)  # no single default is true for every action
     if "description" not in known and "description" in prop:
         known["description"] = prop["description"]
+
+
+def _conflict(
+    tool: str, wire: str, first_type: Any, first: str, second_type: Any, second: str
+) -> DefinitionError:
+    return DefinitionError(
+        f"tool '{tool}': parameter '{wire}' is {json.dumps(first_type)} in action "
+        f"'{first}' but {json.dumps(second_type)} in action '{second}'; give it one "
+        "type in both, or rename it in one of them."
+    )
 
 
 def _shape(prop: dict[str, Any]) -> dict[str, Any]:

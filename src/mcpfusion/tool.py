@@ -12,7 +12,12 @@ from mcpfusion.action import NAME_PATTERN, Action
 from mcpfusion.description import describe_flat, describe_grouped, describe_toon
 from mcpfusion.errors import DefinitionError
 from mcpfusion.presenter import Presenter
-from mcpfusion.schema import DISCRIMINATOR, flat_input_schema, grouped_input_schema
+from mcpfusion.schema import (
+    DISCRIMINATOR,
+    ParamTypes,
+    flat_input_schema,
+    grouped_input_schema,
+)
 from mcpfusion.structured import merged_output_schema
 
 Exposition = Literal["grouped", "flat"]
@@ -85,6 +90,8 @@ class Tool:
         self._context_type = context_type
         self._on_change = on_change
         self._actions: dict[str, Action] = {}
+        # Only a grouped tool unites its actions' parameters, so only it can have conflicts.
+        self._param_types = ParamTypes(name) if exposition == "grouped" else None
         self._select = False
         self._toon = False
         self._definitions: tuple[Definition, ...] | None = None
@@ -188,8 +195,8 @@ class Tool:
                 f"tool '{self.name}': the flat tool name '{self.flat_name(action.name)}' is "
                 "not allowed by MCP (1-64 letters, digits or _.-); shorten the names"
             )
-        if self.exposition == "grouped":
-            grouped_input_schema(self.name, [*self._actions.values(), action], None)
+        if self._param_types is not None:
+            self._param_types.add(action)
         self._actions[action.name] = action
         self._changed()
 

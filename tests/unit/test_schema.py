@@ -5,11 +5,17 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from mcpfusion import DefinitionError
 from mcpfusion.action import Action
-from mcpfusion.schema import flat_input_schema, grouped_input_schema, select_property, sentence
+from mcpfusion.schema import (
+    ParamTypes,
+    flat_input_schema,
+    grouped_input_schema,
+    select_property,
+    sentence,
+)
 
 
 class Address(BaseModel):
@@ -116,6 +122,68 @@ def test_first_description_wins() -> None:
     """The union shows the first description any action gives the parameter."""
     schema = grouped_input_schema("t", [_a("a", _limit_int), _a("b", _limit_described)], None)
     assert schema["properties"]["limit"]["description"] == "Max rows. Required for: a, b."
+
+
+Where = create_model("Where", city=(str, ...))
+WhereAgain = create_model("Where", city=(str, ...))
+WhereElse = create_model("Where", zip=(int, ...))
+
+
+class Tree(BaseModel):
+    """A self-referencing parameter model."""
+
+    children: list[Tree] = []
+
+
+def _where(where: Where) -> None: ...
+
+
+def _where_again(where: WhereAgain) -> None: ...
+
+
+def _where_else(where: WhereElse) -> None: ...
+
+
+def _tree(root: Tree) -> None: ...
+
+
+@pytest.mark.parametrize(
+    ("handlers", "conflict"),
+    [
+        ((_where, _where_again), False),
+        ((_where, _where_else), True),
+        ((_tree, _tree), False),
+    ],
+    ids=["same-name-same-type", "same-name-other-type", "recursive"],
+)
+def test_definition_and_listing_agree_on_conflicts(handlers: Any, conflict: bool) -> None:
+    """ParamTypes (one action at a time) and the union (all at once) judge types alike."""
+    actions = [_a(f"a{index}", handler) for index, handler in enumerate(handlers)]
+    types = ParamTypes("t")
+    types.add(actions[0])
+    if conflict:
+        with pytest.raises(DefinitionError, match="in action 'a0' but"):
+            types.add(actions[1])
+        with pytest.raises(DefinitionError, match="in action 'a0' but"):
+            grouped_input_schema("t", actions, None)
+    else:
+        types.add(actions[1])
+        grouped_input_schema("t", actions, None)
+
+
+def test_a_rejected_action_records_nothing() -> None:
+    """A conflicting action leaves no trace: its other parameters stay free."""
+    types = ParamTypes("t")
+    types.add(_a("a", _limit_int))
+    with pytest.raises(DefinitionError):
+        types.add(_a("b", _limit_str_with_note))
+    types.add(_a("c", _note_int))
+
+
+def _limit_str_with_note(limit: str, note: str) -> None: ...
+
+
+def _note_int(note: int) -> None: ...
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -47,6 +48,40 @@ def test_duplicate_action() -> None:
     with pytest.raises(DefinitionError, match="already has an action 'a'"):
         tool.action("a")(lambda: 2)
     assert list(tool.actions) == ["a"]
+
+
+def _lookup(key: str, limit: int = 10, where: Thing | None = None) -> None: ...
+
+
+def _lookup_other_thing(where: Other) -> None: ...
+
+
+class Other(BaseModel):
+    """A model whose class name differs from Thing's but whose fields are the same."""
+
+    id: int
+    name: str
+
+
+def test_many_actions_are_defined_quickly() -> None:
+    """Adding an action checks only its own parameters: 100 actions stay well under 1 s."""
+    tool = Tool("t")
+    started = time.perf_counter()
+    for index in range(100):
+        tool.action(f"a{index}")(_lookup)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 1.0, f"{elapsed:.2f} s"
+    assert len(tool.definitions()[0].spec["inputSchema"]["properties"]) == 4
+
+
+def test_conflicts_are_found_among_many_actions() -> None:
+    """A parameter type conflict with any earlier action is still rejected when defined."""
+    tool = Tool("t")
+    for index in range(20):
+        tool.action(f"a{index}")(_lookup)
+    with pytest.raises(DefinitionError, match=r"parameter 'where' is .* in action 'a0' but"):
+        tool.action("b")(_lookup_other_thing)
+    assert "b" not in tool.actions
 
 
 def test_empty_tool() -> None:
