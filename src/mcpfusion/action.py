@@ -18,7 +18,7 @@ from mcpfusion.context import Context, Request
 from mcpfusion.errors import DefinitionError
 from mcpfusion.presenter import Presenter
 from mcpfusion.response import ToolResponse
-from mcpfusion.structured import OutputSchema
+from mcpfusion.structured import OutputSchema, QuietJsonSchema
 
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 """Names MCP allows for tools; action names follow the same rule."""
@@ -106,6 +106,8 @@ class Action:
         fields, names, injected = _signature(owner, handler, context_type, reserved)
         self.injected: tuple[tuple[str, type], ...] = injected
         self.params_model = _model(owner, fields)
+        self.params_schema = _schema(owner, self.params_model)
+        """The parameters' JSON Schema, made once: a type agents cannot see fails here."""
         # The validator itself: `model_validate` only adds a Python-level call around it.
         self._validate = self.params_model.__pydantic_validator__.validate_python
         self.params = tuple(
@@ -275,3 +277,14 @@ def _model(owner: str, fields: _Fields) -> type[BaseModel]:
             "return type."
         ) from exc
     return model
+
+
+def _schema(owner: str, model: type[BaseModel]) -> dict[str, Any]:
+    try:
+        return model.model_json_schema(schema_generator=QuietJsonSchema)
+    except Exception as exc:  # PydanticInvalidForJsonSchema, and what custom types raise
+        raise DefinitionError(
+            f"{owner}: a parameter type cannot be described in JSON Schema ({exc}), so no "
+            "agent could know what to send. Use JSON types, pydantic models, enums or "
+            "Literal."
+        ) from exc

@@ -71,7 +71,7 @@ class ParamTypes:
             DefinitionError: if one has a different type in an earlier action; then nothing
                 is recorded.
         """
-        schema = action.params_model.model_json_schema(schema_generator=QuietJsonSchema)
+        schema = action.params_schema
         defs = schema.get("$defs", {})
         shapes = {wire: type_of(prop, defs) for wire, prop in schema.get("properties", {}).items()}
         for wire, shape in shapes.items():

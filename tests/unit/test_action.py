@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
 from enum import Enum
 from typing import Annotated, Any, Literal
 
@@ -150,6 +151,15 @@ def test_types_pydantic_cannot_validate() -> None:
     def handler(lock: threading.Lock) -> None: ...  # type: ignore[valid-type]
 
     with pytest.raises(DefinitionError, match=r"mcpfusion\.Context"):
+        _action(handler)
+
+
+def test_types_without_a_json_schema() -> None:
+    """A type pydantic validates but cannot describe to an agent fails when defined."""
+
+    def handler(callback: Callable[[], int]) -> None: ...
+
+    with pytest.raises(DefinitionError, match="cannot be described in JSON Schema"):
         _action(handler)
 
 
