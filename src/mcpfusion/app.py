@@ -73,8 +73,10 @@ class Fusion:
         self._factory: ContextFactory = context or Context
         self._context_type = _product_type(self._factory)
         self._tools: dict[str, Tool] = {}
+        self._listed: dict[str, Tool] = {}  # listed MCP name -> its tool, as tools are defined
         self._definitions: tuple[Definition, ...] | None = None
         self._routes: dict[str, Route] = {}
+        self._incomplete: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return f"Fusion({self.name!r}, tools={list(self._tools)})"
@@ -97,7 +99,8 @@ class Fusion:
             separator: joins tool and action names in flat exposition.
 
         Raises:
-            DefinitionError: on a duplicate or disallowed name, or a bad option.
+            DefinitionError: on a duplicate or disallowed name, a name another tool already
+                lists, or a bad option.
         """
         if name in self._tools:
             raise DefinitionError(f"app '{self.name}' already has a tool '{name}'")
@@ -108,7 +111,10 @@ class Fusion:
             separator=separator,
             context_type=self._context_type,
             on_change=self._changed,
+            claim_name=self._claim_name,
         )
+        for listed in tool.listed_names:
+            self._claim_name(listed, tool)
         self._tools[name] = tool
         self._changed()
         return tool
@@ -122,10 +128,14 @@ class Fusion:
         """Exactly the MCP ``Tool`` objects of ``tools/list``, as JSON-compatible dicts.
 
         Raises:
-            DefinitionError: if a tool is incomplete (no actions, nothing to ``_select``)
-                or two tools end up with one MCP name.
+            DefinitionError: if a tool is incomplete (no actions, or nothing for
+                ``_select`` to pick). The adapter lists the tools when a client first asks;
+                until then, and for ``call_tool``, an incomplete tool is simply absent.
         """
-        return copy.deepcopy([d.spec for d in self._define()])
+        definitions = self._define()
+        if self._incomplete:
+            raise DefinitionError("; ".join(self._incomplete))
+        return copy.deepcopy([d.spec for d in definitions])
 
     async def call_tool(
         self,
@@ -285,20 +295,39 @@ class Fusion:
         )
 
     def _define(self) -> tuple[Definition, ...]:
+        """The complete tools' definitions; routes lead only to them.
+
+        An incomplete tool is left out and remembered for ``list_tools`` to report: one
+        unfinished tool must not turn every call to the others into an exception.
+        """
         if self._definitions is not None:
             return self._definitions
-        definitions = [d for tool in self._tools.values() for d in tool.definitions()]
-        routes: dict[str, Route] = {}
-        for definition in definitions:
-            if definition.name in routes:
-                raise DefinitionError(
-                    f"app '{self.name}': two tools are listed as '{definition.name}'; rename "
-                    "one (a flat tool's actions are listed as {tool}{separator}{action})"
-                )
-            routes[definition.name] = definition.route
-        self._routes = routes
+        definitions: list[Definition] = []
+        incomplete: list[str] = []
+        for tool in self._tools.values():
+            try:
+                definitions.extend(tool.definitions())
+            except DefinitionError as exc:
+                incomplete.append(str(exc))
+        # Listed names are unique: each is claimed when its tool or action is defined.
+        self._routes = {d.name: d.route for d in definitions}
+        self._incomplete = tuple(incomplete)
         self._definitions = tuple(definitions)
         return self._definitions
+
+    def _claim_name(self, name: str, tool: Tool) -> None:
+        """Records that ``tool`` is listed as ``name``, unless another tool already is.
+
+        Raises:
+            DefinitionError: if the name is taken, saying how to fix it.
+        """
+        owner = self._listed.get(name)
+        if owner is not None:
+            raise DefinitionError(
+                f"app '{self.name}': '{name}' is already listed by tool '{owner.name}'; rename "
+                "one (a flat tool's actions are listed as {tool}{separator}{action})"
+            )
+        self._listed[name] = tool
 
     def _changed(self) -> None:
         self._definitions = None

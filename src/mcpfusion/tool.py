@@ -67,6 +67,7 @@ class Tool:
         separator: str = "_",
         context_type: type | None = None,
         on_change: Callable[[], None] | None = None,
+        claim_name: Callable[[str, Tool], None] | None = None,
     ) -> None:
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
             raise DefinitionError(
@@ -89,6 +90,7 @@ class Tool:
         self.separator = separator
         self._context_type = context_type
         self._on_change = on_change
+        self._claim_name = claim_name
         self._actions: dict[str, Action] = {}
         # Only a grouped tool unites its actions' parameters, so only it can have conflicts.
         self._param_types = ParamTypes(name) if exposition == "grouped" else None
@@ -103,6 +105,29 @@ class Tool:
     def actions(self) -> Mapping[str, Action]:
         """The actions, by name, in definition order."""
         return MappingProxyType(self._actions)
+
+    @property
+    def listed_names(self) -> tuple[str, ...]:
+        """The names this tool is listed under, known without building any schema."""
+        if self.exposition == "flat":
+            return tuple(self.flat_name(name) for name in self._actions)
+        return (self.name,)
+
+    @property
+    def problem(self) -> str | None:
+        """Why the tool cannot be listed yet, or ``None`` when it is complete.
+
+        Both problems can only be judged once every action is defined (an action with a
+        response schema may still come), so they are found when listing, not when defining.
+        """
+        if not self._actions:
+            return f"tool '{self.name}' has no actions; declare one with its .action() decorator"
+        if self._select and not self.select_keys:
+            return (
+                f"tool '{self.name}': enable_select() needs an action with returns= (a "
+                "Presenter) or output_schema=, whose fields _select can pick"
+            )
+        return None
 
     @property
     def select_enabled(self) -> bool:
@@ -183,8 +208,9 @@ class Tool:
         """Adds a built action, checking it against the others.
 
         Raises:
-            DefinitionError: on a duplicate name, a flat name MCP does not allow, or a
-                parameter whose type conflicts with another action's.
+            DefinitionError: on a duplicate name, a flat name MCP does not allow or another
+                tool already lists, or a parameter whose type conflicts with another
+                action's.
         """
         if action.name in self._actions:
             raise DefinitionError(
@@ -197,6 +223,8 @@ class Tool:
             )
         if self._param_types is not None:
             self._param_types.add(action)
+        elif self._claim_name is not None:  # last: a claimed name is taken for good
+            self._claim_name(self.flat_name(action.name), self)
         self._actions[action.name] = action
         self._changed()
 
@@ -233,24 +261,18 @@ class Tool:
         """The MCP tools this tool is listed as; computed once until the tool changes.
 
         Raises:
-            DefinitionError: if the tool has no actions, or ``_select`` has nothing to pick.
+            DefinitionError: if the tool is incomplete (see ``problem``).
         """
         if self._definitions is None:
             self._definitions = self._define()
         return self._definitions
 
     def _define(self) -> tuple[Definition, ...]:
+        problem = self.problem
+        if problem is not None:
+            raise DefinitionError(problem)
         actions = list(self._actions.values())
-        if not actions:
-            raise DefinitionError(
-                f"tool '{self.name}' has no actions; declare one with its .action() decorator"
-            )
         keys = self.select_keys if self._select else None
-        if keys == ():
-            raise DefinitionError(
-                f"tool '{self.name}': enable_select() needs an action with returns= (a "
-                "Presenter) or output_schema=, whose fields _select can pick"
-            )
         if self.exposition == "flat":
             return tuple(
                 Definition(

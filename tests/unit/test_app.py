@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import anyio
@@ -74,12 +75,55 @@ def test_duplicate_tool_name() -> None:
         app.tool("t")
 
 
-def test_duplicate_listed_names() -> None:
-    """A flat tool's action name colliding with another tool's name raises at listing."""
+def test_flat_action_colliding_with_a_listed_name() -> None:
+    """A flat action listed under a name another tool holds raises when it is defined."""
     app = Fusion("srv")
     app.tool("crm_find").action("a")(lambda: None)
+    crm = app.tool("crm", exposition="flat")
+    with pytest.raises(DefinitionError, match="'crm_find' is already listed by tool 'crm_find'"):
+        crm.action("find")(lambda: None)
+    crm.action("search")(lambda: None)
+    assert [t["name"] for t in app.list_tools()] == ["crm_find", "crm_search"]
+
+
+def test_grouped_tool_colliding_with_a_flat_action() -> None:
+    """A grouped tool named like an existing flat action raises when it is created."""
+    app = Fusion("srv")
     app.tool("crm", exposition="flat").action("find")(lambda: None)
-    with pytest.raises(DefinitionError, match="two tools are listed as 'crm_find'"):
+    with pytest.raises(DefinitionError, match=r"rename one .*\{tool\}\{separator\}\{action\}"):
+        app.tool("crm_find")
+    assert list(app.tools) == ["crm"]
+
+
+def test_flat_actions_of_two_tools_colliding() -> None:
+    """Two flat tools whose actions end up with one listed name cannot both be defined."""
+    app = Fusion("srv")
+    app.tool("a", exposition="flat").action("b_c")(lambda: None)
+    with pytest.raises(DefinitionError, match="'a_b_c' is already listed by tool 'a'"):
+        app.tool("a_b", exposition="flat").action("c")(lambda: None)
+
+
+@pytest.mark.parametrize(
+    ("define", "problem"),
+    [
+        (lambda app: app.tool("broken"), "tool 'broken' has no actions"),
+        (
+            lambda app: app.tool("broken").enable_select().action("a")(lambda: None),
+            "tool 'broken': enable_select()",
+        ),
+    ],
+    ids=["empty", "nothing-to-select"],
+)
+async def test_an_incomplete_tool_never_breaks_the_others(define: Any, problem: str) -> None:
+    """An incomplete tool is not routable and fails the listing; other tools still answer."""
+    app = Fusion("srv")
+    app.tool("ok").action("a")(lambda: "fine")
+    define(app)
+    assert (await app.call_tool("ok", {"action": "a"})).blocks == ("fine",)
+    missing = await app.call_tool("broken", {"action": "a"})
+    assert 'code="UNKNOWN_TOOL"' in missing.blocks[0]
+    assert "<action>ok</action>" in missing.blocks[0]
+    with pytest.raises(DefinitionError, match=re.escape(problem)):
         app.list_tools()
 
 
