@@ -149,12 +149,20 @@ class Action:
         return {p.name: getattr(model, p.field) for p in self.params}
 
     async def invoke(self, kwargs: dict[str, Any], request: Request, context: Any) -> Any:
-        """Runs the handler; a sync handler runs in a worker thread."""
+        """Runs the handler; a sync handler runs in a worker thread.
+
+        A thread cannot be interrupted: when the call is cancelled, a sync handler is
+        abandoned and finishes in the background, its result dropped.
+        """
         for name, kind in self.injected:
             kwargs[name] = Context(request) if _needs_base(context, kind) else context
         if self.is_async:
             return await self.handler(**kwargs)
-        result = await anyio.to_thread.run_sync(functools.partial(self.handler, **kwargs))
+        # Without abandoning, a cancelled call (client gone, timeout) would still wait
+        # for the handler to end, holding its task and the caller's cancel scope.
+        result = await anyio.to_thread.run_sync(
+            functools.partial(self.handler, **kwargs), abandon_on_cancel=True
+        )
         return await result if inspect.isawaitable(result) else result
 
     def respond(self, value: Any, context: Any, select: Sequence[str] | None) -> ToolResponse:

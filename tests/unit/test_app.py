@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
+import time
 from typing import Any
 
 import anyio
@@ -297,6 +299,21 @@ async def test_cancellation_reaches_the_handler_and_propagates() -> None:
             group.cancel_scope.cancel()
         await cancelled.wait()
     assert results == []
+
+
+async def test_cancelling_a_sync_handler_does_not_wait_for_it() -> None:
+    """A cancelled call returns at once; the sync handler's thread ends on its own."""
+    release = threading.Event()
+    app = Fusion("srv")
+    app.tool("t").action("slow")(lambda: release.wait(timeout=1.0))
+    started = time.perf_counter()
+    try:
+        with anyio.move_on_after(0.1):
+            await app.call_tool("t", {"action": "slow"})
+        elapsed = time.perf_counter() - started
+    finally:
+        release.set()  # lets the abandoned worker thread finish now
+    assert elapsed < 0.5, f"{elapsed:.2f} s"
 
 
 async def test_cancelled_error_is_not_an_error_result() -> None:
