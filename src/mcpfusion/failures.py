@@ -74,8 +74,13 @@ def from_exception(exc: Exception, tool: str, action: str) -> ToolResponse:
                 retry_after=leaf.retry_after,
                 severity=leaf.severity,  # type: ignore[arg-type]  # checked by tool_error
             )
-        except (TypeError, ValueError):
-            pass  # a malformed ToolError is a defect too; reported below
+        except Exception as failure:  # whatever a malformed ToolError raises, never escape
+            logger.error(
+                "%s/%s raised a ToolError that cannot be sent", tool, action, exc_info=failure
+            )
+            return tool_error(
+                "INTERNAL_ERROR", f"{where} failed with an internal error.", recovery=NO_RETRY
+            )
     if isinstance(leaf, PresenterError):
         logger.error("%s/%s: %s", tool, action, leaf, exc_info=exc)
         return tool_error(

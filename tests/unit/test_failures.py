@@ -42,6 +42,22 @@ def test_malformed_tool_error_is_internal(caplog: pytest.LogCaptureFixture) -> N
     assert caplog.records
 
 
+class Unprintable:
+    """A detail value whose str() fails with neither TypeError nor ValueError."""
+
+    def __str__(self) -> str:
+        raise LookupError("no text")
+
+
+def test_tool_error_that_cannot_be_rendered_is_internal(caplog: pytest.LogCaptureFixture) -> None:
+    """Whatever fails while rendering a ToolError, the result is INTERNAL_ERROR, logged."""
+    exc = ToolError("X", "m", details={"k": Unprintable()})
+    with caplog.at_level(logging.ERROR, logger="mcpfusion"):
+        result = from_exception(exc, "t", "a")
+    assert 'code="INTERNAL_ERROR"' in result.blocks[0]
+    assert caplog.records[-1].exc_info is not None
+
+
 @pytest.mark.parametrize(
     ("exc", "code"),
     [
