@@ -16,7 +16,8 @@ ContextFactory = Callable[["Request"], Any]
 
 logger = logging.getLogger("mcpfusion")
 
-_NO_META: Mapping[str, Any] = MappingProxyType({})
+NO_META: Mapping[str, Any] = MappingProxyType({})
+"""The metadata of a request that carries none: empty and read-only, shared."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,18 +28,21 @@ class Request:
         tool: the tool's name (for a flat tool, the name it was defined with).
         action: the action's name.
         meta: the request's metadata as the transport delivered it (may be empty).
-        on_progress: where progress reports go, or ``None`` when the client asked for none.
+        on_progress: where progress reports go, or ``None`` when the caller of
+            ``Fusion.call_tool`` passed no receiver. The MCP adapter and ``FusionTester``
+            always pass one; the adapter's sends nothing unless the client sent a progress
+            token, so a handler cannot tell whether anyone is listening.
     """
 
     tool: str
     action: str
-    meta: Mapping[str, Any] = field(default_factory=lambda: _NO_META)
+    meta: Mapping[str, Any] = field(default_factory=lambda: NO_META)
     on_progress: Progress | None = None
 
     async def progress(
         self, done: float, total: float | None = None, message: str | None = None
     ) -> None:
-        """Reports progress; a no-op when the client did not ask for progress.
+        """Reports progress to ``on_progress``; a no-op without one.
 
         Progress is best-effort: a report that cannot be delivered is logged, and the
         handler carries on (its result is what the client is waiting for).
@@ -69,8 +73,6 @@ class Context:
     annotating a parameter with that type (declare the factory's return type).
     """
 
-    __slots__ = ("__dict__", "request")
-
     def __init__(self, request: Request) -> None:
         self.request = request
 
@@ -94,7 +96,8 @@ class Context:
     ) -> None:
         """Reports progress to the client, e.g. ``await ctx.progress(3, 10, "Fetching")``.
 
-        A no-op when the client did not ask for progress, so handlers can always call it.
+        Always safe to call: reports nobody receives are dropped, and a report that cannot
+        be delivered is logged, not raised.
         """
         await self.request.progress(done, total, message)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import weakref
 
 import pytest
 
@@ -54,6 +55,13 @@ def test_subclasses_can_add_attributes() -> None:
 
     ctx = AppContext(Request("t", "a"))
     assert ctx.db == "db" and ctx.tool == "t"
+
+
+def test_context_is_a_plain_object() -> None:
+    """A Context takes attributes and weak references, so apps can key caches on it."""
+    ctx = Context(Request("t", "a"))
+    ctx.note = "kept"  # type: ignore[attr-defined]
+    assert weakref.ref(ctx)() is ctx
 
 
 async def test_failed_progress_report_is_logged_not_raised(
