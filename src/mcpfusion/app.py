@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import ValidationError
 
 from mcpfusion.action import Action
-from mcpfusion.context import Context, ContextFactory, Progress, Request
+from mcpfusion.context import NO_META, Context, ContextFactory, Progress, Request
 from mcpfusion.errors import DefinitionError
 from mcpfusion.failures import from_exception, missing_discriminator, unknown_action, unknown_tool
 from mcpfusion.response import ToolResponse
@@ -27,8 +27,6 @@ from mcpfusion.validation import (
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
-
-_NO_META: Mapping[str, Any] = MappingProxyType({})
 
 
 class Fusion:
@@ -174,7 +172,7 @@ class Fusion:
             action = tool.get(chosen) if isinstance(chosen, str) else None
             if action is None:
                 return unknown_action(tool.name, chosen, list(tool.actions))
-        request = Request(tool.name, action.name, meta or _NO_META, progress)
+        request = Request(tool.name, action.name, meta or NO_META, progress)
         return await self._run(tool, action, args, request, context or self._factory)
 
     async def _run(

@@ -190,7 +190,7 @@ class Tool:
                 self.name,
                 name if name is not None else getattr(handler, "__name__", ""),
                 handler,
-                description=description if description is not None else _summary(handler),
+                description=description if description is not None else _docstring_summary(handler),
                 returns=returns,
                 output_schema=output_schema,
                 read_only=read_only,
@@ -322,7 +322,7 @@ class Tool:
             self._on_change()
 
 
-def _summary(handler: Callable[..., Any]) -> str:
+def _docstring_summary(handler: Callable[..., Any]) -> str:
     """The first paragraph of a handler's docstring, on one line."""
     if not (inspect.isfunction(handler) or inspect.ismethod(handler)):
         return ""  # a partial's or an object's docstring describes its class, not the action
