@@ -179,7 +179,7 @@ def test_no_reserved_tag_is_forged(case: Case, separator: str) -> None:
 
 
 @given(
-    code=hostile_text,
+    code=hostile_text.filter(bool),  # an empty code is refused (tested in unit tests)
     message=hostile_text,
     recovery=st.none() | hostile_text,
     actions=st.lists(hostile_text, max_size=3),
@@ -243,6 +243,9 @@ def test_toon_decodes_to_the_neutralized_data(value: Any) -> None:
     text = result.blocks[0]
     if isinstance(value, str) or value is None:
         assert text == (neutralize(value) if value else EMPTY_TEXT)
+        return
+    if value == {}:  # TOON writes an empty object as nothing; a block is never blank
+        assert text == EMPTY_TEXT
         return
     assert toon_format.decode(text) == expected
     _assert_tag_counts(text, dict.fromkeys(RESERVED_TAGS, 0))
