@@ -87,9 +87,9 @@ def _escaped(name: str) -> ToolResponse:
 def build_server(app: ServableApp) -> Server[Any]:
     """A low-level SDK ``Server`` answering ``tools/list`` and ``tools/call`` from ``app``.
 
-    The tool list is read once, here: a definition mistake (a tool without actions, two
-    tools with one name) raises ``DefinitionError`` before the server accepts a client,
-    and the list is fixed for the life of the server, so define every tool first.
+    The tool list is read once, here: a definition mistake only the complete list shows
+    (a tool without actions) raises ``DefinitionError`` before the server accepts a
+    client, and the list is fixed for the life of the server, so define every tool first.
 
     Everything the model should read, including an exception the app failed to contain,
     is an ``isError`` result; a cancelled call propagates so the SDK drops its response.
