@@ -127,8 +127,9 @@ class Fusion:
 
         Raises:
             DefinitionError: if a tool is incomplete (no actions, or nothing for
-                ``_select`` to pick). The adapter lists the tools when a client first asks;
-                until then, and for ``call_tool``, an incomplete tool is simply absent.
+                ``_select`` to pick). The adapter lists the tools when the server is
+                built, so such a server refuses to start; ``call_tool`` simply routes
+                around an incomplete tool.
         """
         definitions = self._define()
         if self._incomplete:
