@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench coverage clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/python -m pytest
+
+coverage: $(STAMP)
+	$(BIN)/coverage run -m pytest -q -m "not e2e"
+	$(BIN)/coverage report --skip-covered --sort=cover
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
