@@ -51,22 +51,22 @@ class ResponseBuilder:
 
     def ui(self, *blocks: UIBlock | None) -> Self:
         """Adds UI blocks (kind 2), in order; ``None`` entries are skipped."""
-        _add(self._ui, blocks, UIBlock, "ui")
+        add_checked(self._ui, blocks, UIBlock, "ui")
         return self
 
     def embed(self, *blocks: UIBlock | None) -> Self:
         """Adds blocks rendered by a child Presenter (kind 3), in order."""
-        _add(self._embeds, blocks, UIBlock, "embed")
+        add_checked(self._embeds, blocks, UIBlock, "embed")
         return self
 
     def directive(self, *hints: str | None) -> Self:
         """Adds ``<llm_directives>`` entries; falsy entries are dropped."""
-        _add(self._directives, hints, str, "directive")
+        add_checked(self._directives, hints, str, "directive")
         return self
 
     def rule(self, *rules: str | None) -> Self:
         """Adds ``<domain_rules>`` entries; falsy entries are dropped."""
-        _add(self._rules, rules, str, "rule")
+        add_checked(self._rules, rules, str, "rule")
         return self
 
     def suggest(self, tool: str, reason: str) -> Self:
@@ -76,7 +76,7 @@ class ResponseBuilder:
 
     def suggestion(self, *suggestions: Suggestion | None) -> Self:
         """Adds prepared suggestions; ``None`` entries are skipped."""
-        _add(self._suggestions, suggestions, Suggestion, "suggestion")
+        add_checked(self._suggestions, suggestions, Suggestion, "suggestion")
         return self
 
     def build(self) -> ToolResponse:
@@ -106,8 +106,11 @@ class ResponseBuilder:
         return attach_view(ToolResponse(tuple(blocks)), view)
 
 
-def _add(target: list[Any], values: tuple[Any, ...], kind: type, what: str) -> None:
-    """Appends the truthy values, each checked to be a ``kind``."""
+def add_checked(target: list[Any], values: Iterable[Any], kind: type, what: str) -> None:
+    """Appends the truthy values, each checked to be a ``kind``; falsy ones are dropped.
+
+    The one rule for parts added to a response, by its builder or by Presenter callbacks.
+    """
     for value in values:
         if not value:
             continue

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from mcpfusion import ui
-from mcpfusion.builder import ResponseBuilder
+from mcpfusion.builder import ResponseBuilder, add_checked
 from mcpfusion.datablock import DATA_FORMATS, DataFormat
 from mcpfusion.errors import DefinitionError, PresenterError
 from mcpfusion.masking import Mask
@@ -49,15 +49,7 @@ def _collect(fns: list[_Call], data: Any, ctx: Any, kind: type, what: str) -> li
         value = fn(data, ctx)
         if not value:
             continue
-        if isinstance(value, kind):
-            out.append(value)
-            continue
-        for item in value:
-            if not item:
-                continue
-            if not isinstance(item, kind):
-                raise TypeError(f"a {what} callback returned {type(item).__name__}")
-            out.append(item)
+        add_checked(out, (value,) if isinstance(value, kind) else value, kind, f"a {what} callback")
     return out
 
 
