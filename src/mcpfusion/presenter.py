@@ -49,7 +49,10 @@ def _collect(fns: list[_Call], data: Any, ctx: Any, kind: type, what: str) -> li
         value = fn(data, ctx)
         if not value:
             continue
-        add_checked(out, (value,) if isinstance(value, kind) else value, kind, f"a {what} callback")
+        if isinstance(value, kind):  # the common case: one value, already checked
+            out.append(value)
+        else:
+            add_checked(out, value, kind, f"a {what} callback")
     return out
 
 
