@@ -93,21 +93,6 @@ def test_json_of_unserializable_value_raises() -> None:
         ui.json(object())
 
 
-def test_public_names() -> None:
-    """mcpfusion.ui exports UIBlock and the eight helpers of SPEC §4.2."""
-    assert sorted(ui.__all__) == [
-        "UIBlock",
-        "code_block",
-        "echarts",
-        "json",
-        "list",
-        "markdown",
-        "mermaid",
-        "summary",
-        "table",
-    ]
-
-
 def test_ui_rejects_inputs_that_cannot_render() -> None:
     """Bad UI inputs fail where they are written, not when the response is built."""
     with pytest.raises(ValueError):
