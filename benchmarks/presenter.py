@@ -13,7 +13,7 @@ Targets: present + build <= 2.0x the baseline at 10,000 and 100,000 rows; the li
 Peak memory is measured with tracemalloc in separate runs, so tracing never slows the
 timed ones.
 
-Run: ``python benchmarks/presenter.py [--json] [--rounds R]``; with ``--json`` the last
+Run: ``python -m benchmarks.presenter [--json] [--rounds R]``; with ``--json`` the last
 line is one JSON object of the figures.
 """
 
@@ -26,7 +26,6 @@ import gc
 import json
 import statistics
 import sys
-import time
 import tracemalloc
 from collections.abc import Callable
 from typing import Any, Literal
@@ -34,6 +33,7 @@ from typing import Any, Literal
 import pydantic_core
 from pydantic import BaseModel
 
+from benchmarks.timing import batched_seconds
 from mcpfusion import Suggestion, UIBlock, ui
 from mcpfusion.presenter import Presenter, suggest
 
@@ -116,31 +116,6 @@ def invoice_view(limit: int | None = None) -> Presenter:
     return view
 
 
-def timed_rounds(calls: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
-    """Seconds per call of every function, ``rounds`` samples each.
-
-    The rounds are interleaved (one batch of every function per round), so a busy moment
-    of the machine lands on all the figures alike instead of skewing one ratio. A batch
-    repeats its call enough times to last about 50 ms and starts after a collection, so
-    the collector's debt from one batch is not billed to the next.
-    """
-    numbers = {}
-    for name, fn in calls.items():
-        fn()  # warm-up: first-call costs (caches, lazy imports) are not the steady state
-        start = time.perf_counter()
-        fn()
-        numbers[name] = max(1, int(0.05 / max(time.perf_counter() - start, 1e-9)))
-    samples: dict[str, list[float]] = {name: [] for name in calls}
-    for _ in range(rounds):
-        for name, fn in calls.items():
-            gc.collect()
-            start = time.perf_counter()
-            for _ in range(numbers[name]):
-                fn()
-            samples[name].append((time.perf_counter() - start) / numbers[name])
-    return samples
-
-
 def peak_bytes(fn: Callable[[], object]) -> int:
     """Peak traced Python memory during one call, beyond what was allocated before it."""
     gc.collect()
@@ -168,7 +143,7 @@ def measure(rounds: int) -> dict[str, Any]:
         if name != LIMITED:  # its baseline would be n100000's again
             calls[f"{name}/baseline"] = functools.partial(pydantic_core.to_json, rows, indent=2)
         calls[f"{name}/present"] = functools.partial(view.present, rows)
-    samples = timed_rounds(calls, rounds)
+    samples = batched_seconds(calls, rounds)
     figures: dict[str, Any] = {}
     for name, (rows, _) in cases.items():
         present = samples[f"{name}/present"]
@@ -225,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{verdict} {name}: {check['ratio']:.2f}x (target <= {check['max']}x)")
     if args.json:
         print(json.dumps({"cases": figures, "targets": checks}, sort_keys=True))
-    return 0
+    return 0 if all(check["pass"] for check in checks.values()) else 1
 
 
 if __name__ == "__main__":

