@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 import pydantic_core
@@ -62,3 +63,22 @@ def render_data(value: Any, data_format: DataFormat = "json") -> str:
         # TOON writes an empty object as nothing; a block is never blank.
         return to_toon(value) or EMPTY_TEXT
     return to_json(value, indent=2 if data_format == "json" else None)
+
+
+def select_fields(data: Any, order: Iterable[str], select: Iterable[str] | None) -> Any:
+    """Keeps only the selected top-level keys, in ``order`` (SPEC §11); per item for a list.
+
+    ``None`` or an empty selection keeps everything.
+
+    Raises:
+        TypeError: if ``select`` is a str (it would select its characters).
+    """
+    if isinstance(select, str):
+        raise TypeError("select takes a list of keys, not a str")
+    if not select or data is None:
+        return data
+    wanted = set(select)
+    keys = [key for key in order if key in wanted]
+    if isinstance(data, list):
+        return [{k: row[k] for k in keys if k in row} for row in data]
+    return {k: data[k] for k in keys if k in data}

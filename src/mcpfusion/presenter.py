@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from mcpfusion import ui
 from mcpfusion.builder import ResponseBuilder, add_checked
-from mcpfusion.datablock import DATA_FORMATS, DataFormat
+from mcpfusion.datablock import DATA_FORMATS, DataFormat, select_fields
 from mcpfusion.errors import DefinitionError, PresenterError
 from mcpfusion.masking import Mask
 from mcpfusion.response import Suggestion, ToolResponse
@@ -248,7 +248,7 @@ class Presenter:
         """Like ``present`` but returns the builder, for a caller that adds more parts."""
         parts = self._render(data, ctx)
         return ResponseBuilder._of(
-            self._select(parts.data, select),
+            select_fields(parts.data, self.select_keys, select),
             self.data_format,
             parts.ui,
             parts.embeds,
@@ -329,17 +329,6 @@ class Presenter:
         parts.rules[:0] = [*self._static_rules, *rules]
         suggestions = _collect(callbacks[f"{prefix}suggest"], data, ctx, Suggestion, "suggest")
         parts.suggestions[:0] = suggestions
-
-    def _select(self, data: Any, select: Iterable[str] | None) -> Any:
-        if isinstance(select, str):  # a str would select its characters
-            raise TypeError("select takes a list of keys, not a str")
-        if not select or data is None:
-            return data
-        wanted = set(select)
-        keys = [key for key in self.select_keys if key in wanted]
-        if isinstance(data, list):
-            return [{k: row[k] for k in keys if k in row} for row in data]
-        return {k: data[k] for k in keys if k in data}
 
     def _masked_one(self, item: Any) -> dict[str, Any]:
         try:

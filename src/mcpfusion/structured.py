@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 from pydantic.json_schema import GenerateJsonSchema
 
+from mcpfusion.datablock import select_fields
 from mcpfusion.errors import DefinitionError, FusionError
 from mcpfusion.response import ToolResponse, success_structured
 
@@ -98,11 +99,7 @@ class OutputSchema:
             # A wrapped value has no top-level keys to pick (SPEC §11): trimming it would
             # drop "result" and break the advertised schema.
             return success_structured({RESULT_KEY: dumped})
-        structured = dumped
-        if select:
-            wanted = frozenset(select)
-            structured = {k: v for k, v in structured.items() if k in wanted}
-        return success_structured(structured)
+        return success_structured(select_fields(dumped, list(dumped), select))
 
     def resend(self, response: ToolResponse, select: Sequence[str] | None) -> ToolResponse:
         """The response to send for one the handler built itself.

@@ -115,3 +115,15 @@ def test_empty_toon_document_is_ok() -> None:
     """An empty object, which TOON writes as nothing, is sent as OK rather than a blank block."""
     assert render_data({}, "toon") == "OK"
     assert render_data({"a": {}}, "toon") != "OK"
+
+
+def test_select_fields_keeps_schema_order_per_item() -> None:
+    """SPEC §11: selected keys come out in the given order, per item; empty means all."""
+    from mcpfusion.datablock import select_fields
+
+    row = {"b": 2, "a": 1, "c": 3}
+    assert list(select_fields(row, ["a", "b", "c"], ["c", "a"])) == ["a", "c"]
+    assert select_fields([row, {"a": 9}], ["a", "b"], ["a"]) == [{"a": 1}, {"a": 9}]
+    assert select_fields(row, ["a"], []) is row
+    with pytest.raises(TypeError):
+        select_fields(row, ["a"], "a")
