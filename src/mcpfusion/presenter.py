@@ -147,6 +147,7 @@ class Presenter:
         self._static_directives = tuple(directives)
         self._notice = truncation_notice
         self._embeds: dict[str, Presenter] = {}
+        self._select_keys: tuple[str, ...] = self._mask.keys
         self._callbacks: dict[str, list[_Call]] = {
             kind: []
             for kind in (
@@ -219,6 +220,8 @@ class Presenter:
                 f"Presenter '{self.name}': embedding '{child.name}' at '{key}' makes a cycle"
             )
         self._embeds[key] = child
+        if key not in self._select_keys:
+            self._select_keys += (key,)
         return self
 
     def _reaches(self, target: Presenter) -> bool:
@@ -227,8 +230,7 @@ class Presenter:
     @property
     def select_keys(self) -> tuple[str, ...]:
         """The top-level keys of the data block: schema fields, then embed-only keys."""
-        extra = tuple(key for key in self._embeds if key not in self._mask.keys)
-        return self._mask.keys + extra
+        return self._select_keys
 
     # -- rendering -----------------------------------------------------------------------
 
