@@ -33,9 +33,7 @@ import anyio
 import pydantic_core
 from pydantic import BaseModel, Field
 
-from mcpfusion import ui
-from mcpfusion.app import Fusion
-from mcpfusion.presenter import Presenter, suggest
+from mcpfusion import Fusion, Presenter, suggest, ui
 from mcpfusion.testing import FusionTester
 
 TARGET = 5.0

@@ -34,8 +34,7 @@ import pydantic_core
 from pydantic import BaseModel
 
 from benchmarks.timing import batched_seconds
-from mcpfusion import Suggestion, UIBlock, ui
-from mcpfusion.presenter import Presenter, suggest
+from mcpfusion import Presenter, Suggestion, UIBlock, suggest, ui
 
 RATIO_BASELINE = 2.0
 RATIO_LIMITED = 1.2

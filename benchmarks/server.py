@@ -33,10 +33,8 @@ from mcp.server import MCPServer, Server, ServerRequestContext
 from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, Field
 
-from mcpfusion import Suggestion, ui
-from mcpfusion.adapters import build_server, to_call_tool_result
-from mcpfusion.app import Fusion
-from mcpfusion.presenter import Presenter
+from mcpfusion import Fusion, Presenter, Suggestion, ui
+from mcpfusion.server import build_server, to_call_tool_result
 
 RATIO_BARE = 1.25
 RATIO_MCPSERVER = 1.0

@@ -1,8 +1,8 @@
 """Token counts (o200k) of indented JSON, compact JSON and TOON for uniform 8-field rows.
 
-The texts are the data blocks mcpfusion sends (``render_data`` in its three formats, so the
-TOON text is exactly ``toon_success``'s). Target (SPEC §10, issue 2): TOON is at most 0.5x
-the tokens of indented JSON at 1,000 and 10,000 rows.
+The texts are the data blocks mcpfusion sends in its three formats (``response(rows,
+data_format=...)``, so the TOON text is exactly ``toon_success``'s). Target (SPEC §10,
+issue 2): TOON is at most 0.5x the tokens of indented JSON at 1,000 and 10,000 rows.
 
 Run: ``python -m benchmarks.tokens [--json]``; with ``--json`` the last line is one JSON
 object of the figures.
@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from benchmarks.timing import all_passed, report, target
-from mcpfusion.datablock import render_data
+from mcpfusion import response
 from mcpfusion.terminal import TokenCounter
 
 SIZES = (1_000, 10_000)
@@ -47,7 +47,7 @@ def measure() -> dict[str, Any]:
     for size in SIZES:
         rows = make_rows(size)
         counts = {
-            name: counter.count(render_data(rows, fmt))
+            name: counter.count(response(rows, data_format=fmt).build().blocks[0])
             for name, fmt in (
                 ("indented_json", "json"),
                 ("compact_json", "compact"),

@@ -1,34 +1,41 @@
 """mcpfusion: MCP servers whose tool results are presented, not dumped."""
 
-from mcpfusion.app import Fusion
-from mcpfusion.builder import ResponseBuilder, as_response, response, success, toon_success
-from mcpfusion.context import Context, Request
-from mcpfusion.errors import (
+from mcpfusion._app import Fusion
+from mcpfusion._builder import ResponseBuilder, as_response, response
+from mcpfusion._context import Context, Request
+from mcpfusion._errors import (
     DefinitionError,
+    ErrorEnvelope,
     FusionError,
+    OutputMismatchError,
     PresenterError,
     SerializationError,
     ToolError,
 )
-from mcpfusion.presenter import Presenter, suggest
-from mcpfusion.response import (
-    ResponseView,
-    Suggestion,
+from mcpfusion._options import HttpOptions
+from mcpfusion._parts import ResponseView, Suggestion, UIBlock
+from mcpfusion._presenter import Presenter, suggest
+from mcpfusion._response import (
     ToolResponse,
     error,
+    require_view,
     required,
+    success,
     success_structured,
     tool_error,
+    toon_success,
     view_of,
 )
-from mcpfusion.tool import Tool
-from mcpfusion.ui import UIBlock
+from mcpfusion._tool import Tool
 
 __all__ = [
     "Context",
     "DefinitionError",
+    "ErrorEnvelope",
     "Fusion",
     "FusionError",
+    "HttpOptions",
+    "OutputMismatchError",
     "Presenter",
     "PresenterError",
     "Request",
@@ -42,6 +49,7 @@ __all__ = [
     "UIBlock",
     "as_response",
     "error",
+    "require_view",
     "required",
     "response",
     "success",

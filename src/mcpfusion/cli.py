@@ -17,11 +17,20 @@ from typing import Any
 
 import anyio
 
-from mcpfusion.app import Fusion
-from mcpfusion.errors import DefinitionError
+from mcpfusion._app import Fusion
+from mcpfusion._errors import DefinitionError
+from mcpfusion._options import HttpOptions
 from mcpfusion.terminal import Style, TokenCounter, render_result, render_tools
 
-__all__ = ["USAGE_ERROR", "UsageError", "build_parser", "load_app", "main", "parse_arguments"]
+__all__ = [
+    "USAGE_ERROR",
+    "UsageError",
+    "build_parser",
+    "http_options",
+    "load_app",
+    "main",
+    "parse_arguments",
+]
 
 USAGE_ERROR = 2
 """Exit status for a bad target (including a definition mistake in its tools), an unknown
@@ -204,10 +213,9 @@ async def _call_tool(app: Fusion, name: str, arguments: dict[str, Any]) -> Any:
     return await app.call_tool(name, arguments, progress=_report_progress)
 
 
-def _run(args: argparse.Namespace) -> int:
-    app = load_app(args.target)
-    app.run(
-        "http" if args.http else "stdio",
+def http_options(args: argparse.Namespace) -> HttpOptions:
+    """The ``HttpOptions`` that ``mcpfusion run``'s flags ask for."""
+    return HttpOptions(
         host=args.host,
         port=args.port,
         path=args.path,
@@ -216,6 +224,14 @@ def _run(args: argparse.Namespace) -> int:
         allowed_hosts=args.allowed_hosts,
         allowed_origins=args.allowed_origins,
     )
+
+
+def _run(args: argparse.Namespace) -> int:
+    app = load_app(args.target)
+    if args.http:
+        app.run("http", http_options(args))
+    else:
+        app.run()
     return 0
 
 

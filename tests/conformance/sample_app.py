@@ -8,9 +8,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from mcpfusion import ToolError, ui
-from mcpfusion.app import Fusion
-from mcpfusion.context import Context
-from mcpfusion.presenter import Presenter, suggest
+from mcpfusion._app import Fusion
+from mcpfusion._context import Context
+from mcpfusion._presenter import Presenter, suggest
 
 InvoiceId = Annotated[str, Field(description="Invoice id, e.g. INV-00001", pattern=r"^INV-\d{5}$")]
 

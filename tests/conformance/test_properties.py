@@ -12,9 +12,10 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from mcpfusion import ResponseBuilder, ToolResponse, tool_error, view_of
-from mcpfusion.datablock import EMPTY_TEXT
-from mcpfusion.wire.format import RESERVED_TAGS, fold_lines, neutralize
-from mcpfusion.wire.parse import ParsedUIBlock, parse, parse_error
+from mcpfusion._datablock import EMPTY_TEXT
+from mcpfusion._format import RESERVED_TAGS, fold_lines, neutralize
+from mcpfusion._parse import parse, parse_error
+from mcpfusion._parts import UIBlock
 from tests.conformance.strategies import (
     ExpectedUI,
     as_json,
@@ -99,7 +100,7 @@ def _assert_fence_closes_at_end(content: str) -> None:
     assert closers[:1] == [len(lines) - 1], content
 
 
-def _check_ui(parsed: ParsedUIBlock, expected: ExpectedUI) -> None:
+def _check_ui(parsed: UIBlock, expected: ExpectedUI) -> None:
     assert (parsed.type, parsed.title, parsed.width, parsed.priority) == (
         expected.type,
         expected.title,
@@ -122,19 +123,20 @@ def test_parse_gives_back_what_went_in(case: Case) -> None:
     """SPEC §2-§4, §8: parse(build(x)) returns every part, folded and neutralized as documented."""
     result = case.build()
     parsed = parse(result.to_mcp()["content"])
+    view = parsed.view
     if isinstance(case.data, str) or case.data is None:
-        assert parsed.data_text == (neutralize(case.data) if case.data else EMPTY_TEXT)
+        assert result.blocks[0] == (neutralize(case.data) if case.data else EMPTY_TEXT)
     else:
         assert parsed.is_json
-        assert parsed.data == as_json(case.data)
+        assert view.data == as_json(case.data)
     # Embeds and UI blocks are both <ui_passthrough> on the wire: UI first, then embeds.
     expected_ui = [b[1] for b in case.of("ui")] + [b[1] for b in case.of("embed")]
-    assert len(parsed.ui_blocks) == len(expected_ui)
-    for got, want in zip(parsed.ui_blocks, expected_ui, strict=True):
+    assert len(view.ui_blocks) == len(expected_ui)
+    for got, want in zip(view.ui_blocks, expected_ui, strict=True):
         _check_ui(got, want)
-    assert list(parsed.directives) == expected_entries(case.of("directive"))
-    assert list(parsed.rules) == expected_entries(case.of("rule"))
-    assert list(parsed.suggestions) == case.suggestion_entries()
+    assert list(view.directives) == expected_entries(case.of("directive"))
+    assert list(view.system_rules) == expected_entries(case.of("rule"))
+    assert [(s.tool, s.reason) for s in view.suggestions] == case.suggestion_entries()
     assert parsed.others == ()
     assert parsed.error is None
 
@@ -153,12 +155,12 @@ def test_view_holds_what_went_in(case: Case) -> None:
 
 
 def _emitted(case: Case, result: ToolResponse) -> dict[str, int]:
-    parsed = parse(result.blocks)
+    view = parse(result.blocks).view
     return {
         "ui_passthrough": len(case.of("ui")) + len(case.of("embed")),
-        "llm_directives": int(bool(parsed.directives)),
-        "domain_rules": int(bool(parsed.rules)),
-        "action_suggestions": int(bool(parsed.suggestions)),
+        "llm_directives": int(bool(view.directives)),
+        "domain_rules": int(bool(view.system_rules)),
+        "action_suggestions": int(bool(view.suggestions)),
         "tool_error": 0,
         "validation_error": 0,
     }

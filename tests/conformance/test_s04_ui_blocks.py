@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from mcpfusion import UIBlock, ui
-from mcpfusion.wire.format import fence
+from mcpfusion._format import fence
 from tests.conformance.golden import assert_golden
 
 REVENUE = {
@@ -76,8 +76,8 @@ def test_invalid_width_raises_at_definition(width: str) -> None:
 
 @pytest.mark.parametrize("priority", ["1", 1.0, 1.5, True, False, "high"])
 def test_non_int_priority_raises(priority: Any) -> None:
-    """SPEC §4.1: priority must be an int; str, float and bool raise ValueError."""
-    with pytest.raises(ValueError, match="priority"):
+    """SPEC §4.1: priority must be an int; str, float and bool raise TypeError."""
+    with pytest.raises(TypeError, match="priority"):
         ui.summary("x", priority=priority)
 
 

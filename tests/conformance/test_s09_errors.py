@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mcpfusion import error, required, tool_error
-from mcpfusion.wire.format import validation_error
-from mcpfusion.wire.parse import parse
+from mcpfusion._format import validation_error
+from mcpfusion._parse import parse
 from tests.conformance.golden import assert_golden
 
 

@@ -8,8 +8,8 @@ import pytest
 from pydantic import BaseModel
 
 from mcpfusion import DefinitionError, ui
-from mcpfusion.app import Fusion
-from mcpfusion.presenter import Presenter
+from mcpfusion._app import Fusion
+from mcpfusion._presenter import Presenter
 from mcpfusion.testing import FusionTester
 from tests.conformance.sample_app import app as sample_app
 

@@ -11,8 +11,8 @@ import pytest
 from pydantic import BaseModel
 
 from mcpfusion import response, success, success_structured
-from mcpfusion.app import Fusion
-from mcpfusion.response import ToolResponse
+from mcpfusion._app import Fusion
+from mcpfusion._response import ToolResponse
 from mcpfusion.testing import FusionTester
 
 pytestmark = pytest.mark.anyio

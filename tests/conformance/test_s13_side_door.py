@@ -28,7 +28,7 @@ from mcpfusion import (
     ui,
     view_of,
 )
-from mcpfusion.response import attach_view
+from mcpfusion._response import _with_view as attach_view
 from mcpfusion.ui import UIBlock
 
 ADAPTER = pydantic.TypeAdapter(ToolResponse)
@@ -87,9 +87,12 @@ def assert_view_not_serialized(result: ToolResponse, markers: tuple[str, ...]) -
         for marker in markers:
             assert text.count(marker) == wire.count(marker), (form, marker)
     data = view.data
-    # success_structured sends its data as structuredContent by design, so that one is exempt.
+    # The view rides in a slot that is not a field: what a serializer can reach is the
+    # three wire fields and the MCP dict. success_structured sends its data as
+    # structuredContent by design, so that one is exempt.
+    fields = (result.blocks, result.is_error, result.structured_content)
     if isinstance(data, dict | list) and data is not result.structured_content:
-        for obj in (result, result.to_mcp()):
+        for obj in (fields, result.to_mcp()):
             assert all(found is not data for found in reachable(obj)), "data object reachable"
             assert all(found is not view for found in reachable(obj)), "view reachable"
 
@@ -214,6 +217,14 @@ def test_leak_detector_catches_a_leaked_view() -> None:
     leaky = attach_view(ToolResponse(result.blocks, structured_content={"x": view.data}), view)
     with pytest.raises(AssertionError):
         assert_view_not_serialized(leaky, ())
+
+
+def test_equal_blocks_make_equal_responses() -> None:
+    """SPEC §13: the view is not part of a response's value; equal blocks are equal responses."""
+    assert success(1) == success(1)
+    assert hash(success(1)) == hash(success(1))
+    assert response(1).rule("r").build() == response(1).rule("r").build()
+    assert success(1) != success(2)
 
 
 def test_view_is_released_with_its_response() -> None:

@@ -5,63 +5,79 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from mcpfusion import (
-    ResponseBuilder,
-    ToolResponse,
+    Fusion,
+    Presenter,
     as_response,
     error,
+    require_view,
     response,
     success,
     ui,
-    view_of,
 )
+from mcpfusion.testing import CallResult, FusionTester
 
 
-def _never(value: Any) -> ToolResponse:
-    raise AssertionError(f"the Presenter must not run for {value!r}")
+class Thing(BaseModel):
+    """A presented entity."""
+
+    a: int
+
+
+def returned(value: Any) -> tuple[CallResult, list[Any]]:
+    """Calls an action with a Presenter whose handler returns ``value``.
+
+    Returns the result and the data the Presenter's rules callback saw (empty if it never
+    ran).
+    """
+    seen: list[Any] = []
+    view = Presenter("Thing", Thing)
+
+    @view.rules
+    def record(data: Any) -> str:
+        seen.append(data)
+        return "presented"
+
+    app = Fusion("app")
+    app.tool("t").action("a", returns=view)(lambda: value)
+    return FusionTester(app).call_sync("t", "a"), seen
 
 
 def test_tool_response_passes_untouched() -> None:
     """SPEC §13 rule 1: a ToolResponse is returned as is, even with a Presenter."""
     for built in (success({"a": 1}), error("no"), response(1).rule("r").build()):
-        assert as_response(built, _never) is built
+        result, seen = returned(built)
+        assert result.response is built
+        assert seen == []
+        assert as_response(built) is built
 
 
 def test_unbuilt_builder_is_built() -> None:
     """SPEC §13 rule 2: an unbuilt ResponseBuilder is built, without the Presenter."""
     builder = response({"a": 1}).ui(ui.markdown("m")).rule("r")
-    result = as_response(builder, _never)
+    result, seen = returned(builder)
+    assert seen == []
     assert result.blocks == builder.build().blocks
-    view = view_of(result)
-    assert view is not None
-    assert view.system_rules == ("r",)
+    assert require_view(result.response).system_rules == ("r",)
+    assert as_response(builder).blocks == builder.build().blocks
 
 
 def test_none_is_ok() -> None:
     """SPEC §13 rule 3: None becomes the text OK, even with a Presenter."""
-    result = as_response(None, _never)
+    result, seen = returned(None)
+    assert seen == []
     assert result.blocks == ("OK",)
     assert result.is_error is False
+    assert as_response(None).blocks == ("OK",)
 
 
 def test_presenter_renders_other_values() -> None:
     """SPEC §13 rule 4: with a Presenter, any other value is rendered by it."""
-    seen: list[Any] = []
-
-    def render(value: Any) -> ResponseBuilder:
-        seen.append(value)
-        return response(value).rule("presented")
-
-    result = as_response({"a": 1}, render)
+    result, seen = returned({"a": 1, "secret": "x"})
     assert seen == [{"a": 1}]
     assert result.blocks == ('{\n  "a": 1\n}', "<domain_rules>\n- presented\n</domain_rules>")
-
-
-def test_presenter_may_return_a_built_response() -> None:
-    """SPEC §13 rule 4: a renderer returning a ToolResponse is used as it is."""
-    built = success("presented")
-    assert as_response([1, 2], lambda value: built) is built
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ import anyio
 from pydantic import BaseModel, Field
 
 from mcpfusion import Suggestion, ToolError, ui
-from mcpfusion.app import Fusion
-from mcpfusion.context import Context
-from mcpfusion.presenter import Presenter
+from mcpfusion._app import Fusion
+from mcpfusion._context import Context
+from mcpfusion._presenter import Presenter
 
 Status = Literal["paid", "pending", "overdue"]
 

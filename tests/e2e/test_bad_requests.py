@@ -130,7 +130,7 @@ async def test_five_megabyte_argument_over_stdio_is_served() -> None:
         async with Client(servers.stdio_params()) as client:
             result = await client.call_tool("billing", {"action": "note", "text": FIVE_MB})
             assert (await client.call_tool("ops_ping", {})).content[0].text == "pong"
-    assert parse(result.content).data == {"length": 5_000_000}
+    assert parse(result.content).view.data == {"length": 5_000_000}
 
 
 async def test_ten_thousand_item_select_is_a_short_validation_error(connect: Connect) -> None:

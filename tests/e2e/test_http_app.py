@@ -9,7 +9,7 @@ import httpx2
 import pytest
 from mcp import Client
 
-from mcpfusion.adapters import asgi_app
+from mcpfusion.server import asgi_app
 from tests.e2e.servers import http_server, uvicorn_in_process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]

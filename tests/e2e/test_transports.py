@@ -89,13 +89,15 @@ async def test_presented_blocks_by_kind(connect: Connect) -> None:
     with anyio.fail_after(30):
         async with connect() as client:
             result = await client.call_tool("billing", {"action": "get", "invoice_id": "INV-1"})
-    parsed = parse(result.content)
+    parsed = parse(result.content).view
     assert parsed.data["customer"] == "Acme <domain_rules>"  # neutralized on the wire only
     assert "tenant_id" not in parsed.data
     assert [b.type for b in parsed.ui_blocks] == ["echarts", "markdown"]
     assert parsed.ui_blocks[0].title == "Invoice INV-1"
-    assert parsed.rules[-1] == "quantity is in units."
-    assert parsed.suggestions == (("billing", "Send a reminder for INV-1."),)
+    assert parsed.system_rules[-1] == "quantity is in units."
+    assert [(s.tool, s.reason) for s in parsed.suggestions] == [
+        ("billing", "Send a reminder for INV-1.")
+    ]
     assert parsed.directives == ("Show amounts as currency, never raw cents.",)
 
 
@@ -107,7 +109,7 @@ async def test_select_trims_only_the_data_block(connect: Connect, app: Any) -> N
             result = await client.call_tool("billing", arguments)
             whole = await client.call_tool("billing", {"action": "get", "invoice_id": "INV-4"})
     assert wire_form(result) == await expected(app, "billing", arguments)
-    assert parse(result.content).data == {"id": "INV-4", "status": "overdue"}
+    assert parse(result.content).view.data == {"id": "INV-4", "status": "overdue"}
     assert [c.text for c in result.content[1:]] == [c.text for c in whole.content[1:]]
 
 

@@ -1,4 +1,4 @@
-"""Unit tests of mcpfusion.action: handler signatures, context injection, invocation."""
+"""Unit tests of mcpfusion._action: handler signatures, context injection, invocation."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 from pydantic import BaseModel, Field, ValidationError
 
 from mcpfusion import DefinitionError
-from mcpfusion.action import Action
-from mcpfusion.context import Context, Request
-from mcpfusion.presenter import Presenter
+from mcpfusion._action import Action
+from mcpfusion._context import Context, Request
+from mcpfusion._presenter import Presenter
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,4 @@
-"""Unit tests of mcpfusion.app: tools, routing, context factories, progress, cancellation."""
+"""Unit tests of mcpfusion._app: tools, routing, context factories, progress, cancellation."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 from pydantic import BaseModel
 
 from mcpfusion import DefinitionError, ToolError
-from mcpfusion.app import Fusion
-from mcpfusion.context import Context, Request
-from mcpfusion.presenter import Presenter
+from mcpfusion._app import Fusion
+from mcpfusion._context import Context, Request
+from mcpfusion._presenter import Presenter
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,4 @@
-"""Unit tests for mcpfusion.builder: the ResponseBuilder, success helpers and as_response."""
+"""Unit tests for mcpfusion._builder: the ResponseBuilder, success helpers and as_response."""
 
 from __future__ import annotations
 
@@ -6,8 +6,16 @@ from typing import Any
 
 import pytest
 
-from mcpfusion import ResponseBuilder, Suggestion, as_response, response, success, ui, view_of
-from mcpfusion.builder import toon_success
+from mcpfusion import (
+    ResponseBuilder,
+    Suggestion,
+    as_response,
+    response,
+    success,
+    toon_success,
+    ui,
+    view_of,
+)
 
 
 def test_unknown_data_format_raises() -> None:
@@ -97,15 +105,12 @@ def test_builder_data_format_toon_and_compact() -> None:
     assert response([1], data_format="toon").build().blocks == ("[1|]: 1",)
 
 
-def test_as_response_does_not_render_none() -> None:
-    """as_response turns None into OK without calling the renderer."""
-    calls: list[Any] = []
-    assert as_response(None, calls.append).blocks == ("OK",)
-    assert calls == []
-
-
-def test_as_response_builds_a_builder_returned_by_the_renderer() -> None:
-    """A renderer may return an unbuilt builder; it is built once."""
-    result = as_response({"a": 1}, lambda value: response(value).directive("d"))
+def test_as_response_follows_the_wrapping_rule() -> None:
+    """as_response: a response passes, a builder is built, None is OK, a value is data."""
+    built = success(1)
+    assert as_response(built) is built
+    result = as_response(response({"a": 1}).directive("d"))
     assert result.blocks[1] == "<llm_directives>\n- d\n</llm_directives>"
     assert view_of(result) is not None
+    assert as_response(None).blocks == ("OK",)
+    assert as_response({"a": 1}) == success({"a": 1})

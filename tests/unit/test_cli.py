@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from mcpfusion.app import Fusion
+from mcpfusion import HttpOptions
+from mcpfusion._app import Fusion
 from mcpfusion.cli import UsageError, load_app, main, parse_arguments
 
 APP_SOURCE = '''
-from mcpfusion.app import Fusion
+from mcpfusion._app import Fusion
 
 app = Fusion("tiny", version="0.0.1")
 other = 42
@@ -130,9 +130,9 @@ def test_run_chooses_the_transport_through_fusion_run(
     target: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``run`` serves through ``Fusion.run``: stdio by default, HTTP with ``--http``."""
-    calls: list[tuple[str, dict[str, Any]]] = []
+    calls: list[tuple[str, HttpOptions | None]] = []
 
-    def record(self: Fusion, transport: str, **options: Any) -> None:
+    def record(self: Fusion, transport: str = "stdio", options: HttpOptions | None = None) -> None:
         calls.append((transport, options))
 
     monkeypatch.setattr(Fusion, "run", record)
@@ -140,7 +140,8 @@ def test_run_chooses_the_transport_through_fusion_run(
     assert main(["run", target, "--http", "--port", "0", "--path", "/x", "--stateless"]) == 0
     assert [transport for transport, _ in calls] == ["stdio", "http"]
     http = calls[1][1]
-    assert (http["port"], http["path"], http["stateless"]) == (0, "/x", True)
+    assert http is not None
+    assert (http.port, http.path, http.stateless) == (0, "/x", True)
 
 
 @pytest.mark.parametrize(
@@ -252,13 +253,13 @@ def test_run_http_passes_allowed_hosts_and_origins(
     target: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``--allowed-host`` and ``--allowed-origin`` repeat and reach the HTTP server."""
-    calls: list[dict[str, Any]] = []
-    monkeypatch.setattr("mcpfusion.adapters.run_http", lambda app, **kw: calls.append(kw))
+    calls: list[HttpOptions] = []
+    monkeypatch.setattr("mcpfusion.server.run_http", lambda app, options: calls.append(options))
     words = ["--allowed-host", "a.example:*", "--allowed-host", "b.example"]
     assert main(["run", target, "--http", "--host", "0.0.0.0", *words]) == 0
     assert main(["run", target, "--http", "--allowed-origin", "https://ui.example"]) == 0
     first, second = calls
-    assert first["host"] == "0.0.0.0"
-    assert first["allowed_hosts"] == ["a.example:*", "b.example"]
-    assert first["allowed_origins"] is None
-    assert (second["allowed_hosts"], second["allowed_origins"]) == (None, ["https://ui.example"])
+    assert first.host == "0.0.0.0"
+    assert first.allowed_hosts == ("a.example:*", "b.example")
+    assert first.allowed_origins is None
+    assert (second.allowed_hosts, second.allowed_origins) == (None, ("https://ui.example",))

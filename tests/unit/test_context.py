@@ -1,4 +1,4 @@
-"""Unit tests of mcpfusion.context: the Request and the default Context."""
+"""Unit tests of mcpfusion._context: the Request and the default Context."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import weakref
 
 import pytest
 
-from mcpfusion.context import Context, Request
+from mcpfusion._context import Context, Request
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,4 @@
-"""Unit tests for mcpfusion.datablock: JSON, compact JSON and TOON rendering of the data."""
+"""Unit tests for mcpfusion._datablock: JSON, compact JSON and TOON rendering of the data."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pydantic_core
 import pytest
 import toon_format
 
-from mcpfusion.datablock import (
+from mcpfusion._datablock import (
     DATA_FORMATS,
     EMPTY_TEXT,
     render_data,
@@ -18,7 +18,7 @@ from mcpfusion.datablock import (
     to_jsonable,
     to_toon,
 )
-from mcpfusion.errors import SerializationError
+from mcpfusion._errors import SerializationError
 
 ROWS = [{"id": i, "name": f"n{i}", "tags": ["a", "b"], "at": dt.date(2024, 1, i)} for i in (1, 2)]
 
@@ -119,7 +119,7 @@ def test_empty_toon_document_is_ok() -> None:
 
 def test_select_fields_keeps_schema_order_per_item() -> None:
     """SPEC §11: selected keys come out in the given order, per item; empty means all."""
-    from mcpfusion.datablock import select_fields
+    from mcpfusion._datablock import select_fields
 
     row = {"b": 2, "a": 1, "c": 3}
     assert list(select_fields(row, ["a", "b", "c"], ["c", "a"])) == ["a", "c"]

@@ -1,9 +1,9 @@
-"""Unit tests of mcpfusion.description: grouped, TOON and flat descriptions."""
+"""Unit tests of mcpfusion._description: grouped, TOON and flat descriptions."""
 
 from __future__ import annotations
 
-from mcpfusion.action import Action
-from mcpfusion.description import describe_flat, describe_grouped, describe_toon
+from mcpfusion._action import Action
+from mcpfusion._description import describe_flat, describe_grouped, describe_toon
 
 
 def _a(name: str, description: str = "", **options: bool) -> Action:

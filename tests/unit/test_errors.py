@@ -1,19 +1,82 @@
-"""Unit tests for mcpfusion.errors: the exception tree and its stable codes."""
+"""Unit tests for mcpfusion._errors: the exception tree and its stable codes."""
 
 from __future__ import annotations
 
-from mcpfusion import DefinitionError, FusionError, PresenterError, SerializationError, ToolError
+from typing import get_args
+
+import pytest
+
+from mcpfusion import (
+    DefinitionError,
+    ErrorEnvelope,
+    FusionError,
+    OutputMismatchError,
+    PresenterError,
+    SerializationError,
+    ToolError,
+)
+from mcpfusion._errors import FRAMEWORK_CODES, FrameworkCode
 
 
 def test_codes_and_bases() -> None:
-    """Each error class has its stable code; DefinitionError is also a ValueError."""
-    assert FusionError.code == "FUSION_ERROR"
+    """Each error class has the envelope code it is sent with; DefinitionError is a ValueError."""
     assert issubclass(DefinitionError, ValueError)
-    assert DefinitionError.code == "DEFINITION_ERROR"
+    assert FusionError.code == "INTERNAL_ERROR"
     assert SerializationError.code == "INTERNAL_ERROR"
+    assert OutputMismatchError.code == "INTERNAL_ERROR"
     assert PresenterError.code == "PRESENTER_ERROR"
-    for cls in (DefinitionError, SerializationError, PresenterError, ToolError):
+    for cls in (
+        DefinitionError,
+        SerializationError,
+        OutputMismatchError,
+        PresenterError,
+        ToolError,
+    ):
         assert issubclass(cls, FusionError)
+        assert cls.__module__ == "mcpfusion._errors"
+
+
+def test_framework_codes_are_one_registry() -> None:
+    """SPEC §9's framework codes are one Literal; every class code is one of them."""
+    assert get_args(FrameworkCode) == FRAMEWORK_CODES
+    assert {"UNKNOWN_TOOL", "UNKNOWN_ACTION", "MISSING_DISCRIMINATOR"} <= set(FRAMEWORK_CODES)
+    assert {"INTERNAL_ERROR", "PRESENTER_ERROR", "VALIDATION_ERROR"} <= set(FRAMEWORK_CODES)
+    for cls in (FusionError, SerializationError, OutputMismatchError, PresenterError):
+        assert cls.code in FRAMEWORK_CODES
+
+
+@pytest.mark.parametrize(
+    ("fields", "kind", "message"),
+    [
+        ({"code": ""}, ValueError, "cannot be empty"),
+        ({"code": 5}, TypeError, "code is a str"),
+        ({"message": None}, TypeError, "message is a str"),
+        ({"severity": "fatal"}, ValueError, "severity must be one of"),
+        ({"recovery": 1}, TypeError, "recovery text is a str"),
+        ({"available_actions": "ab"}, TypeError, "not a str"),
+        ({"available_actions": [1]}, TypeError, "sequence of str"),
+        ({"details": [1]}, TypeError, "details is a mapping"),
+        ({"retry_after": True}, TypeError, "whole number of seconds"),
+        ({"retry_after": "30"}, TypeError, "whole number of seconds"),
+        ({"retry_after": -1}, ValueError, "cannot be negative"),
+    ],
+)
+def test_envelope_checks_itself_when_made(
+    fields: dict[str, object], kind: type[Exception], message: str
+) -> None:
+    """A malformed envelope raises where it is made, naming the field."""
+    values: dict[str, object] = {"code": "X", "message": "m", **fields}
+    with pytest.raises(kind, match=message):
+        ErrorEnvelope(**values)  # type: ignore[arg-type]
+
+
+def test_envelope_is_a_frozen_value() -> None:
+    """Envelopes compare by value; actions become a tuple, details str to str."""
+    envelope = ErrorEnvelope("X", "m", available_actions=["a"], details={"n": 1})
+    assert envelope == ErrorEnvelope("X", "m", available_actions=("a",), details={"n": "1"})
+    assert envelope.available_actions == ("a",)
+    assert envelope.is_error
+    assert not ErrorEnvelope("X", "m", severity="warning").is_error
 
 
 def test_presenter_error_message_names_presenter_item_and_field() -> None:
@@ -44,25 +107,30 @@ def test_tool_error_carries_its_envelope_parts() -> None:
         retry_after=5,
         severity="warning",
     )
-    assert (err.code, err.message, str(err)) == (
+    envelope = err.envelope
+    assert (err.code, envelope.message, str(err)) == (
         "NOT_FOUND",
         "No such invoice.",
         "No such invoice.",
     )
-    assert err.available_actions == ("billing.list",)
-    assert err.details == details
-    assert err.details is not details
-    assert (err.recovery, err.retry_after, err.severity) == ("List invoices.", 5, "warning")
-    assert ToolError.code == "TOOL_ERROR"
+    assert envelope.available_actions == ("billing.list",)
+    assert envelope.details == details
+    assert envelope.details is not details
+    assert (envelope.recovery, envelope.retry_after, envelope.severity) == (
+        "List invoices.",
+        5,
+        "warning",
+    )
 
 
 def test_tool_error_defaults() -> None:
     """A bare ToolError has severity error and no optional parts."""
-    err = ToolError("X", "m")
-    assert (err.recovery, err.available_actions, err.details, err.retry_after) == (
-        None,
-        (),
-        None,
-        None,
-    )
-    assert err.severity == "error"
+    envelope = ToolError("X", "m").envelope
+    assert (envelope.recovery, envelope.available_actions, envelope.details) == (None, (), None)
+    assert (envelope.retry_after, envelope.severity) == (None, "error")
+
+
+def test_malformed_tool_error_raises_where_it_is_made() -> None:
+    """A ToolError whose envelope is malformed fails in the handler, not on the wire."""
+    with pytest.raises(TypeError, match="whole number of seconds"):
+        ToolError("X", "m", retry_after="soon")  # type: ignore[arg-type]

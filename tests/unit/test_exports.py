@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import mcpfusion
+import mcpfusion.cli
+import mcpfusion.server
+import mcpfusion.terminal
 import mcpfusion.testing
 import mcpfusion.ui
 import mcpfusion.wire
@@ -14,8 +19,11 @@ PUBLIC = {
     mcpfusion: [
         "Context",
         "DefinitionError",
+        "ErrorEnvelope",
         "Fusion",
         "FusionError",
+        "HttpOptions",
+        "OutputMismatchError",
         "Presenter",
         "PresenterError",
         "Request",
@@ -29,6 +37,7 @@ PUBLIC = {
         "UIBlock",
         "as_response",
         "error",
+        "require_view",
         "required",
         "response",
         "success",
@@ -52,16 +61,48 @@ PUBLIC = {
     mcpfusion.testing: ["CallResult", "FusionTester", "ProgressEvent"],
     mcpfusion.wire: [
         "RESERVED_TAGS",
-        "ParsedError",
         "ParsedResponse",
-        "ParsedUIBlock",
         "fence",
         "neutralize",
         "neutralize_json",
         "parse",
         "parse_error",
+        "parse_ui_block",
+    ],
+    mcpfusion.server: [
+        "HttpOptions",
+        "ServableApp",
+        "asgi_app",
+        "build_server",
+        "is_loopback",
+        "run_http",
+        "run_stdio",
+        "serve_stdio",
+        "to_call_tool_result",
+        "transport_security",
+    ],
+    mcpfusion.terminal: [
+        "Style",
+        "TokenCounter",
+        "ToolResult",
+        "classify",
+        "definition_json",
+        "render_result",
+        "render_tools",
+    ],
+    mcpfusion.cli: [
+        "USAGE_ERROR",
+        "UsageError",
+        "build_parser",
+        "http_options",
+        "load_app",
+        "main",
+        "parse_arguments",
     ],
 }
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "src" / "mcpfusion"
 
 
 def _isort_order(name: str) -> tuple[bool, bool, str]:
@@ -89,3 +130,26 @@ def test_importing_the_core_does_not_load_the_sdk() -> None:
     code = "import sys, mcpfusion, mcpfusion.testing; print('mcp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_every_module_is_public_or_private() -> None:
+    """A module is public (pinned above) or private (a leading underscore): no third kind."""
+    public = {module.__name__ for module in PUBLIC}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        name = ".".join(parts)
+        if any(part.startswith("_") for part in parts[1:]):
+            continue
+        assert name in public, f"{name} is neither pinned as public nor private"
+
+
+def test_examples_benchmarks_and_docs_import_only_public_names() -> None:
+    """What users read and copy never imports a private module of mcpfusion."""
+    private = re.compile(r"\bmcpfusion(?:\.[a-z_]+)*\._[a-z]")
+    sources = [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+    for folder in ("examples", "benchmarks"):
+        sources += (ROOT / folder).rglob("*.py")
+    offenders = [str(p.relative_to(ROOT)) for p in sources if private.search(p.read_text())]
+    assert offenders == []

@@ -1,14 +1,14 @@
-"""Unit tests of mcpfusion.failures: exceptions turned into results, and what is logged."""
+"""Unit tests of mcpfusion._failures: exceptions turned into results, and what is logged."""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pytest
 
-from mcpfusion import PresenterError, SerializationError, ToolError
-from mcpfusion.failures import from_exception, unknown_action
-from mcpfusion.structured import OutputMismatchError
+from mcpfusion import Fusion, OutputMismatchError, PresenterError, SerializationError, ToolError
+from mcpfusion._failures import from_exception, unknown_action
 
 
 def test_tool_error_inside_a_task_group_is_unwrapped() -> None:
@@ -34,14 +34,6 @@ def test_warning_tool_error_is_not_an_error() -> None:
     assert 'severity="warning"' in result.blocks[0]
 
 
-def test_malformed_tool_error_is_internal(caplog: pytest.LogCaptureFixture) -> None:
-    """A ToolError with an unknown severity is a defect, reported as INTERNAL_ERROR."""
-    with caplog.at_level(logging.ERROR, logger="mcpfusion"):
-        result = from_exception(ToolError("X", "m", severity="fatal"), "t", "a")
-    assert 'code="INTERNAL_ERROR"' in result.blocks[0]
-    assert caplog.records
-
-
 class Unprintable:
     """A detail value whose str() fails with neither TypeError nor ValueError."""
 
@@ -49,11 +41,27 @@ class Unprintable:
         raise LookupError("no text")
 
 
-def test_tool_error_that_cannot_be_rendered_is_internal(caplog: pytest.LogCaptureFixture) -> None:
-    """Whatever fails while rendering a ToolError, the result is INTERNAL_ERROR, logged."""
-    exc = ToolError("X", "m", details={"k": Unprintable()})
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ToolError("X", "m", severity="fatal"),  # type: ignore[arg-type]
+        lambda: ToolError("X", "m", details={"k": Unprintable()}),
+    ],
+    ids=["bad severity", "unprintable detail"],
+)
+@pytest.mark.anyio
+async def test_a_tool_error_that_cannot_be_made_is_internal(
+    make: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A malformed ToolError fails inside the handler: the call is INTERNAL_ERROR, logged."""
+    app = Fusion("app")
+
+    @app.tool("t").action("a")
+    def fails() -> None:
+        raise make()
+
     with caplog.at_level(logging.ERROR, logger="mcpfusion"):
-        result = from_exception(exc, "t", "a")
+        result = await app.call_tool("t", {"action": "a"})
     assert 'code="INTERNAL_ERROR"' in result.blocks[0]
     assert caplog.records[-1].exc_info is not None
 

@@ -1,4 +1,4 @@
-"""Unit tests for mcpfusion.masking: the typed-dict rewrite, its fallbacks and its errors."""
+"""Unit tests for mcpfusion._masking: the typed-dict rewrite, its fallbacks and its errors."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from pydantic import (
 )
 from typing_extensions import TypedDict
 
-from mcpfusion import DefinitionError
-from mcpfusion.masking import Mask
+from mcpfusion import DefinitionError, Presenter, PresenterError
+from mcpfusion._masking import Mask
 
 
 def fast(mask: Mask) -> bool:
@@ -402,7 +402,7 @@ def test_tuples_and_mappings_are_accepted() -> None:
 
 
 def test_collector_is_paused_for_large_lists_and_restored() -> None:
-    """Large lists validate with the collector paused; it is re-enabled even on errors."""
+    """A Presenter masks large lists with the collector paused; it is re-enabled on errors."""
     seen: list[bool] = []
 
     class Spy(BaseModel):
@@ -415,16 +415,16 @@ def test_collector_is_paused_for_large_lists_and_restored() -> None:
             seen.append(gc.isenabled())
             return value
 
-    mask = Mask(Spy)
+    presenter = Presenter("Spy", Spy)
     assert gc.isenabled()
-    mask.many([{"id": 1}] * 10)
+    presenter.present([{"id": 1}] * 10)
     assert seen == [True] * 10
     seen.clear()
-    mask.many([{"id": 1}] * 5_000)
+    presenter.present([{"id": 1}] * 5_000)
     assert set(seen) == {False}
     assert gc.isenabled()
-    with pytest.raises(ValidationError):
-        mask.many([{"id": 1}] * 4_999 + [{"id": "x"}])
+    with pytest.raises(PresenterError, match="item 4999"):
+        presenter.present([{"id": 1}] * 4_999 + [{"id": "x"}])
     assert gc.isenabled()
 
 

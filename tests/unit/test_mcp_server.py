@@ -13,20 +13,19 @@ from mcp.server.session import ServerSession
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from mcpfusion import DefinitionError, ToolResponse, error, success_structured
-from mcpfusion.adapters import (
+from mcpfusion import DefinitionError, HttpOptions, ToolResponse, error, success_structured
+from mcpfusion import _http as http
+from mcpfusion._app import Fusion
+from mcpfusion._builder import response
+from mcpfusion._context import Context, Progress
+from mcpfusion._failures import NO_RETRY, preview
+from mcpfusion.server import (
     asgi_app,
     build_server,
     is_loopback,
-    mcp_server,
     to_call_tool_result,
     transport_security,
 )
-from mcpfusion.app import Fusion
-from mcpfusion.builder import response
-from mcpfusion.context import Context, Progress
-from mcpfusion.failures import NO_RETRY
-from mcpfusion.validation import preview
 
 TOOL = {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}
 
@@ -237,7 +236,7 @@ async def test_fusion_app_through_the_adapter() -> None:
 
 def test_loopback_bind_protects_against_dns_rebinding() -> None:
     """Loopback binds allow only loopback Host and Origin values, on any port."""
-    settings = transport_security("127.0.0.1")
+    settings = transport_security(HttpOptions(host="127.0.0.1"))
     assert settings.enable_dns_rebinding_protection
     assert settings.allowed_hosts == ["127.0.0.1:*", "localhost:*", "[::1]:*"]
     assert "http://localhost:*" in settings.allowed_origins
@@ -268,24 +267,32 @@ def test_loopback_is_any_loopback_address(host: str, loopback: bool) -> None:
 
 def test_other_loopback_binds_accept_their_own_address() -> None:
     """Bound to 127.0.1.1, the server is protected and also accepts that address as Host."""
-    settings = transport_security("127.0.1.1")
+    settings = transport_security(HttpOptions(host="127.0.1.1"))
     assert settings.enable_dns_rebinding_protection
     assert settings.allowed_hosts == ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.1.1:*"]
     assert "http://127.0.1.1:*" in settings.allowed_origins
-    assert transport_security("::1").allowed_hosts == ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+    assert transport_security(HttpOptions(host="::1")).allowed_hosts == [
+        "127.0.0.1:*",
+        "localhost:*",
+        "[::1]:*",
+    ]
 
 
 def test_public_bind_without_hosts_is_unprotected() -> None:
     """A public bind without allowed_hosts leaves Host checks to the proxy."""
-    assert not transport_security("0.0.0.0").enable_dns_rebinding_protection
+    assert not transport_security(HttpOptions(host="0.0.0.0")).enable_dns_rebinding_protection
 
 
 def test_allowed_hosts_derive_origins() -> None:
     """Given hosts switch protection on; origins default to http and https on them."""
-    settings = transport_security("0.0.0.0", ["api.example.com"])
+    settings = transport_security(HttpOptions(host="0.0.0.0", allowed_hosts=["api.example.com"]))
     assert settings.enable_dns_rebinding_protection
     assert settings.allowed_origins == ["http://api.example.com", "https://api.example.com"]
-    explicit = transport_security("0.0.0.0", ["a.example"], ["https://ui.example"])
+    explicit = transport_security(
+        HttpOptions(
+            host="0.0.0.0", allowed_hosts=["a.example"], allowed_origins=["https://ui.example"]
+        )
+    )
     assert explicit.allowed_origins == ["https://ui.example"]
 
 
@@ -323,29 +330,33 @@ def test_run_http_hands_allowed_hosts_and_origins_to_the_asgi_app(
     class Built(Exception):
         """Stops run_http once the ASGI app is asked for, before any socket is bound."""
 
-    def record(app: Any, **options: Any) -> Starlette:
-        seen.update(options)
+    def record(app: Any, options: HttpOptions) -> Starlette:
+        seen["options"] = options
         raise Built
 
-    monkeypatch.setattr(mcp_server, "asgi_app", record)
+    monkeypatch.setattr(http, "asgi_app", record)
     with pytest.raises(Built):
-        mcp_server.run_http(
+        http.run_http(
             StubApp(), host="0.0.0.0", allowed_hosts=["a.example"], allowed_origins=["https://b"]
         )
-    assert seen["host"] == "0.0.0.0"
-    assert (seen["allowed_hosts"], seen["allowed_origins"]) == (["a.example"], ["https://b"])
+    options = seen["options"]
+    assert options.host == "0.0.0.0"
+    assert (options.allowed_hosts, options.allowed_origins) == (("a.example",), ("https://b",))
 
 
 def test_fusion_run_http_passes_the_security_options(monkeypatch: pytest.MonkeyPatch) -> None:
     """``Fusion.run("http", ...)`` forwards allowed hosts and origins to ``run_http``."""
-    calls: list[dict[str, Any]] = []
-    monkeypatch.setattr("mcpfusion.adapters.run_http", lambda app, **options: calls.append(options))
+    calls: list[HttpOptions] = []
+    monkeypatch.setattr(
+        "mcpfusion.server.run_http",
+        lambda app, options, **changes: calls.append(http.http_options(options, changes)),
+    )
     Fusion("demo").run(
         "http", host="0.0.0.0", allowed_hosts=["a.example:*"], allowed_origins=["https://b"]
     )
     [options] = calls
-    assert options["allowed_hosts"] == ["a.example:*"]
-    assert options["allowed_origins"] == ["https://b"]
+    assert options.allowed_hosts == ("a.example:*",)
+    assert options.allowed_origins == ("https://b",)
 
 
 def test_asgi_app_routes_the_exact_path() -> None:

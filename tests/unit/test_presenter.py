@@ -1,4 +1,4 @@
-"""Unit tests for mcpfusion.presenter: registration, callback shapes, builder, definitions."""
+"""Unit tests for mcpfusion._presenter: registration, callback shapes, builder, definitions."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from mcpfusion import DefinitionError, PresenterError, ResponseBuilder, ui
-from mcpfusion.presenter import Presenter, suggest
-from mcpfusion.response import Suggestion, view_of
+from mcpfusion._presenter import Presenter, suggest
+from mcpfusion._response import Suggestion, view_of
 
 
 class Invoice(BaseModel):

@@ -1,4 +1,4 @@
-"""Unit tests for mcpfusion.response: ToolResponse, Suggestion, the side door, error helpers."""
+"""Unit tests for mcpfusion._response: ToolResponse, Suggestion, the side door, error helpers."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from mcpfusion import ResponseView, Suggestion, ToolError, ToolResponse, view_of
-from mcpfusion.response import (
-    attach_view,
+from mcpfusion import ResponseView, Suggestion, ToolError, ToolResponse, require_view, view_of
+from mcpfusion._response import (
+    _with_view,
     error,
     required,
     success_structured,
@@ -38,11 +38,12 @@ def test_tool_response_is_frozen() -> None:
         result.is_error = True
 
 
-def test_tool_response_identity() -> None:
-    """Responses compare by identity, so each built response has its own view."""
+def test_tool_response_is_a_value() -> None:
+    """Responses compare and hash by their wire fields; each keeps its own view."""
     first, second = ToolResponse(("a",)), ToolResponse(("a",))
-    assert first != second
-    assert len({first, second}) == 2
+    assert first == second
+    assert len({first, second}) == 1
+    assert ToolResponse(("a",), is_error=True) != first
 
 
 def test_text_joins_blocks_with_a_blank_line() -> None:
@@ -60,12 +61,15 @@ def test_to_mcp_shapes() -> None:
 
 
 def test_view_of_unbuilt_response_is_none() -> None:
-    """A response made by hand has no view; attach_view gives it one."""
+    """A response made by hand has no view: view_of says None, require_view raises."""
     result = ToolResponse(("a",))
     assert view_of(result) is None
+    with pytest.raises(LookupError, match="no structured view"):
+        require_view(result)
     view = ResponseView(data="a")
-    assert attach_view(result, view) is result
+    assert _with_view(result, view) is result
     assert view_of(result) is view
+    assert require_view(result) is view
 
 
 def test_response_view_defaults() -> None:
@@ -130,10 +134,15 @@ def test_tool_error_rejects_fields_that_do_not_fit_the_envelope(
         tool_error("E", "m", **fields)
 
 
-@pytest.mark.parametrize(("code", "message"), [(None, "m"), ("", "m"), ("E", 42)])
-def test_tool_error_needs_a_code_and_a_text_message(code: Any, message: Any) -> None:
+@pytest.mark.parametrize(
+    ("code", "message", "error"),
+    [(None, "m", TypeError), ("", "m", ValueError), ("E", 42, TypeError)],
+)
+def test_tool_error_needs_a_code_and_a_text_message(
+    code: Any, message: Any, error: type[Exception]
+) -> None:
     """SPEC §9: the code is a non-empty str and the message a str."""
-    with pytest.raises(TypeError):
+    with pytest.raises(error, match=r"code|message"):
         tool_error(code, message)
 
 

@@ -1,4 +1,4 @@
-"""Unit tests of mcpfusion.structured: output schemas, wrapping, checks and merging."""
+"""Unit tests of mcpfusion._structured: output schemas, wrapping, checks and merging."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from mcpfusion import DefinitionError, error, success, success_structured
-from mcpfusion.structured import OutputMismatchError, OutputSchema, merged_output_schema
+from mcpfusion._structured import OutputMismatchError, OutputSchema, merged_output_schema
 
 
 class Node(BaseModel):

@@ -11,10 +11,10 @@ import pytest
 from pydantic import BaseModel
 
 from mcpfusion import ToolResponse, error, terminal, ui
-from mcpfusion.builder import response
-from mcpfusion.presenter import Presenter
+from mcpfusion._builder import response
+from mcpfusion._format import RESERVED_TAGS
+from mcpfusion._presenter import Presenter
 from mcpfusion.terminal import Style, TokenCounter, classify, render_result, render_tools
-from mcpfusion.wire.format import RESERVED_TAGS
 
 
 class Item(BaseModel):

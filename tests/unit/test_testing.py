@@ -8,9 +8,9 @@ import pytest
 from pydantic import BaseModel
 
 from mcpfusion import Suggestion, ToolResponse, ui
-from mcpfusion.app import Fusion
-from mcpfusion.context import Context, Request
-from mcpfusion.presenter import Presenter, suggest
+from mcpfusion._app import Fusion
+from mcpfusion._context import Context, Request
+from mcpfusion._presenter import Presenter, suggest
 from mcpfusion.testing import CallResult, FusionTester, ProgressEvent
 from mcpfusion.ui import UIBlock
 

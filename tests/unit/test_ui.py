@@ -9,7 +9,7 @@ import pydantic
 import pytest
 
 from mcpfusion import SerializationError, UIBlock, ui
-from mcpfusion.wire.format import ui_passthrough
+from mcpfusion._format import ui_passthrough
 
 
 @pytest.mark.parametrize("type_", ["", "a\nb", "a\rb", "x\u2028"])
@@ -21,8 +21,8 @@ def test_type_must_be_one_nonempty_line(type_: str) -> None:
 
 @pytest.mark.parametrize("title", [None, 1, b"x"])
 def test_title_must_be_a_str(title: Any) -> None:
-    """A title that is not a str raises ValueError."""
-    with pytest.raises(ValueError, match="title"):
+    """A title that is not a str raises TypeError."""
+    with pytest.raises(TypeError, match="title must be a str"):
         UIBlock("markdown", "c", title=title)
 
 
@@ -95,11 +95,11 @@ def test_json_of_unserializable_value_raises() -> None:
 
 def test_ui_rejects_inputs_that_cannot_render() -> None:
     """Bad UI inputs fail where they are written, not when the response is built."""
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError, match="content must be a str"):
         ui.markdown(None)  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError, match="type is a str"):
         ui.UIBlock(5, "x")  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="at least one header"):
         ui.table([], [])
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="not a str"):
         ui.list("abc")

@@ -1,4 +1,4 @@
-"""Unit tests of mcpfusion.validation: pydantic errors as SPEC §9 fields, bounded echoes."""
+"""Unit tests of mcpfusion._validation: pydantic errors as SPEC §9 fields, bounded echoes."""
 
 from __future__ import annotations
 
@@ -9,15 +9,9 @@ import anyio
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
-from mcpfusion.app import Fusion
-from mcpfusion.validation import (
-    MAX_FIELDS,
-    arguments_problem,
-    field_problems,
-    preview,
-    select_problems,
-    validation_failure,
-)
+from mcpfusion._app import Fusion
+from mcpfusion._failures import preview, validation_failure
+from mcpfusion._validation import MAX_FIELDS, arguments_problem, field_problems, select_problems
 
 
 class Line(BaseModel):

@@ -1,4 +1,4 @@
-"""Unit tests for mcpfusion.wire.format: escaping, neutralization, folding, fences, templates."""
+"""Unit tests for mcpfusion._format: escaping, neutralization, folding, fences, templates."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpfusion.wire import format as wire
+from mcpfusion import ErrorEnvelope
+from mcpfusion import _format as wire
 from tests.conformance.strategies import hostile_text
 
 FORGERY = re.compile(r"</?(?:" + "|".join(wire.RESERVED_TAGS) + ")", re.I | re.A)
@@ -113,9 +114,8 @@ def test_bullet_entries_drop_blank_and_duplicate_lines() -> None:
     assert entries == ["a", "b c", "&lt;tool_error>"]
 
 
-def test_bullet_block_none_without_entries() -> None:
-    """bullet_block returns None for no entries and the template otherwise."""
-    assert wire.bullet_block(wire.DOMAIN_RULES, []) is None
+def test_bullet_block_template() -> None:
+    """bullet_block writes one "- " line per entry between the tags."""
     assert wire.bullet_block(wire.LLM_DIRECTIVES, ["x", "y"]) == (
         "<llm_directives>\n- x\n- y\n</llm_directives>"
     )
@@ -133,7 +133,8 @@ def test_suggestion_entry() -> None:
 
 def test_tool_error_stringifies_detail_keys_and_values() -> None:
     """Detail keys and values are str()-ed; empty recovery and actions are left out."""
-    text = wire.tool_error("C", "m", recovery="", available_actions=(), details={1: None})
+    envelope = ErrorEnvelope("C", "m", recovery="", available_actions=(), details={1: None})
+    text = wire.tool_error(envelope)
     assert text == (
         '<tool_error code="C" severity="error">\n<message>m</message>\n'
         '<details>\n  <detail key="1">None</detail>\n</details>\n</tool_error>'

@@ -1,4 +1,4 @@
-"""Unit tests for mcpfusion.wire.parse: content item forms, block kinds, errors."""
+"""Unit tests for mcpfusion._parse: content item forms, block kinds, errors."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from mcpfusion import error, response, tool_error, ui
-from mcpfusion.wire import ParsedError, ParsedUIBlock, parse, parse_error
-from mcpfusion.wire.format import validation_error
-from mcpfusion.wire.parse import parse_ui_block
+from mcpfusion import ErrorEnvelope, Suggestion, UIBlock, error, response, tool_error, ui
+from mcpfusion._format import validation_error
+from mcpfusion._parse import parse_ui_block
+from mcpfusion.wire import parse, parse_error
 
 
 @dataclass
@@ -28,8 +28,8 @@ def test_accepts_strings_dicts_and_objects() -> None:
     as_dicts = parse(BUILT.to_mcp()["content"])
     assert parse(BUILT.blocks) == as_dicts
     assert parse([TextContent(block) for block in BUILT.blocks]) == as_dicts
-    assert as_dicts.data == {"a": 1}
-    assert as_dicts.rules == ("r",)
+    assert as_dicts.view.data == {"a": 1}
+    assert as_dicts.view.system_rules == ("r",)
 
 
 def test_empty_content_raises() -> None:
@@ -42,7 +42,7 @@ def test_empty_content_raises() -> None:
 def test_text_data_is_not_json(text: str) -> None:
     """A data block that is not JSON is kept as text, with is_json false."""
     parsed = parse([text])
-    assert (parsed.data_text, parsed.data, parsed.is_json) == (text, None, False)
+    assert (parsed.view.data, parsed.is_json) == (text, False)
 
 
 @pytest.mark.parametrize(
@@ -52,7 +52,7 @@ def test_json_data_is_decoded(text: str, value: object) -> None:
     """A JSON data block is decoded, including scalars."""
     parsed = parse([text])
     assert parsed.is_json
-    assert parsed.data == value
+    assert parsed.view.data == value
 
 
 def test_unknown_blocks_go_to_others() -> None:
@@ -64,13 +64,13 @@ def test_unknown_blocks_go_to_others() -> None:
 def test_ui_and_embeds_share_ui_blocks() -> None:
     """UI and embed blocks both come back in ui_blocks, in wire order."""
     built = response(1).embed(ui.markdown("E")).ui(ui.markdown("U")).build()
-    assert [b.content for b in parse(built.blocks).ui_blocks] == ["U", "E"]
+    assert [b.content for b in parse(built.blocks).view.ui_blocks] == ["U", "E"]
 
 
 def test_suggestion_reason_may_hold_colons() -> None:
     """A suggestion splits at the first ': ', so reasons keep theirs."""
     built = response(1).suggest("t.a", "why: because: yes").build()
-    assert parse(built.blocks).suggestions == (("t.a", "why: because: yes"),)
+    assert parse(built.blocks).view.suggestions == (Suggestion("t.a", "why: because: yes"),)
 
 
 @pytest.mark.parametrize(
@@ -92,15 +92,11 @@ def test_parse_ui_block_rejects_malformed_blocks(text: str) -> None:
 def test_parse_ui_block_reads_attributes_and_fence() -> None:
     """Attributes are unescaped, priority becomes an int, a fenced body is unwrapped."""
     block = ui.code_block("py", "```\nx\n```", title="a&b", width="third", priority=0)
-    assert parse_ui_block(block.text) == ParsedUIBlock(
-        type="py",
-        content=block.content,
-        title="a&b",
-        width="third",
-        priority=0,
-        lang="py",
-        body="```\nx\n```",
+    parsed = parse_ui_block(block.text)
+    assert parsed == UIBlock(
+        type="py", content=block.content, title="a&b", width="third", priority=0
     )
+    assert (parsed.lang, parsed.body) == ("py", "```\nx\n```")
 
 
 def test_parse_ui_block_unfenced_body_is_the_content() -> None:
@@ -111,21 +107,38 @@ def test_parse_ui_block_unfenced_body_is_the_content() -> None:
 
 
 def test_parse_error_reads_tool_error() -> None:
-    """parse_error unescapes the code, severity and message of a tool_error."""
-    text = tool_error("A&B", "x < y & z", recovery="r", severity="critical").blocks[0]
-    assert parse_error(text) == ParsedError("A&B", "critical", "x < y & z")
+    """parse_error reads every element of a tool_error back, unescaped."""
+    envelope = ErrorEnvelope(
+        "A&B",
+        "x < y & z",
+        severity="critical",
+        recovery="r <1>",
+        available_actions=["a.b", "c<d"],
+        details={"k&": "v<"},
+        retry_after=0,
+    )
+    text = tool_error(
+        envelope.code,
+        envelope.message,
+        severity="critical",
+        recovery=envelope.recovery,
+        available_actions=envelope.available_actions,
+        details=envelope.details,
+        retry_after=0,
+    ).blocks[0]
+    assert parse_error(text) == envelope
 
 
 def test_parse_error_reads_validation_error() -> None:
     """A validation_error reports code VALIDATION_ERROR with the whole envelope as message."""
     text = validation_error("t/a", [("f", "bad")])
-    assert parse_error(text) == ParsedError("VALIDATION_ERROR", "error", text)
+    assert parse_error(text) == ErrorEnvelope("VALIDATION_ERROR", text)
 
 
 def test_parse_error_without_message_element() -> None:
     """A tool_error without a message element reads as an empty message."""
     text = '<tool_error code="C" severity="error">\n</tool_error>'
-    assert parse_error(text) == ParsedError("C", "error", "")
+    assert parse_error(text) == ErrorEnvelope("C", "")
 
 
 def test_parse_error_none_for_other_text() -> None:
@@ -137,6 +150,6 @@ def test_parse_error_none_for_other_text() -> None:
 def test_parse_sets_error_for_envelopes() -> None:
     """parse fills error for an error response and leaves it None for data."""
     parsed = parse(error("boom", code="X").blocks)
-    assert parsed.error == ParsedError("X", "error", "boom")
+    assert parsed.error == ErrorEnvelope("X", "boom")
     assert not parsed.is_json
     assert parse(BUILT.blocks).error is None

@@ -10,7 +10,7 @@ With pytest the ``fusion_tester`` fixture (registered by the package's pytest pl
 the same class: ``tester = fusion_tester(app)``.
 """
 
-from mcpfusion.testing.result import CallResult, ProgressEvent
-from mcpfusion.testing.tester import FusionTester
+from mcpfusion.testing._result import CallResult, ProgressEvent
+from mcpfusion.testing._tester import FusionTester
 
 __all__ = ["CallResult", "FusionTester", "ProgressEvent"]

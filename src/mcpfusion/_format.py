@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
+
+from mcpfusion._errors import ErrorEnvelope
 
 UI_PASSTHROUGH: Final = "ui_passthrough"
 LLM_DIRECTIVES: Final = "llm_directives"
@@ -27,6 +29,14 @@ BULLET_TAGS: Final = (LLM_DIRECTIVES, DOMAIN_RULES, ACTION_SUGGESTIONS)
 """The bullet blocks, in the order they are emitted (SPEC §2, kinds 4 to 6)."""
 
 UI_WIDTHS: Final = frozenset({"full", "half", "third"})
+
+SUMMARY_MARKER: Final = "📊 **Summary**: "
+"""What a summary UI block's content starts with (SPEC §4.2)."""
+
+TRUNCATION_NOTICE: Final = (
+    "⚠️ Dataset truncated. {shown} shown, {hidden} hidden. Use filters to narrow results."
+)
+"""The summary a Presenter sends when its agent limit cut a list (SPEC §5.3)."""
 
 # A "<" that opens or closes a reserved tag: ASCII case-insensitive, optional "/".
 _RESERVED_OPEN = re.compile(
@@ -137,10 +147,8 @@ def bullet_entries(entries: Iterable[str]) -> list[str]:
     return list(seen)
 
 
-def bullet_block(tag: str, entries: Sequence[str]) -> str | None:
-    """Renders already-prepared entries as a bullet block, or ``None`` when there are none."""
-    if not entries:
-        return None
+def bullet_block(tag: str, entries: Sequence[str]) -> str:
+    """Renders already-prepared entries (at least one) as a bullet block."""
     return f"<{tag}>\n- " + "\n- ".join(entries) + f"\n</{tag}>"
 
 
@@ -149,72 +157,30 @@ def suggestion_entry(tool: str, reason: str) -> str:
     return f"{tool}: {reason}"
 
 
-def tool_error(
-    code: str,
-    message: str,
-    *,
-    severity: str = "error",
-    recovery: str | None = None,
-    available_actions: Sequence[str] = (),
-    details: Mapping[str, object] | None = None,
-    retry_after: int | None = None,
-) -> str:
-    """Renders the ``<tool_error>`` envelope of SPEC §9.
-
-    Raises:
-        TypeError: if a field has the wrong type (texts are str, ``available_actions`` a
-            sequence of str, ``retry_after`` an int).
-        ValueError: if ``retry_after`` is negative.
-    """
-    if isinstance(available_actions, str):  # would become one action per letter
-        raise TypeError("available_actions is a sequence of str, not a str")
-    available_actions = tuple(available_actions)  # a generator is read once
-    _check_envelope(code, message, recovery, available_actions, retry_after)
+def tool_error(envelope: ErrorEnvelope) -> str:
+    """Renders an error envelope as the ``<tool_error>`` block of SPEC §9."""
     lines = [
-        f'<{TOOL_ERROR} code="{escape_attr(code)}" severity="{escape_attr(severity)}">',
-        f"<message>{escape_text(message)}</message>",
+        f'<{TOOL_ERROR} code="{escape_attr(envelope.code)}" '
+        f'severity="{escape_attr(envelope.severity)}">',
+        f"<message>{escape_text(envelope.message)}</message>",
     ]
-    if recovery:
-        lines.append(f"<recovery>{escape_text(recovery)}</recovery>")
-    if available_actions:
+    if envelope.recovery:
+        lines.append(f"<recovery>{escape_text(envelope.recovery)}</recovery>")
+    if envelope.available_actions:
         lines.append("<available_actions>")
-        lines.extend(f"  <action>{escape_text(a)}</action>" for a in available_actions)
+        lines.extend(f"  <action>{escape_text(a)}</action>" for a in envelope.available_actions)
         lines.append("</available_actions>")
-    if details:
+    if envelope.details:
         lines.append("<details>")
         lines.extend(
-            f'  <detail key="{escape_attr(str(k))}">{escape_text(str(v))}</detail>'
-            for k, v in details.items()
+            f'  <detail key="{escape_attr(key)}">{escape_text(str(value))}</detail>'
+            for key, value in envelope.details.items()
         )
         lines.append("</details>")
-    if retry_after is not None:
-        lines.append(f"<retry_after>{retry_after} seconds</retry_after>")
+    if envelope.retry_after is not None:
+        lines.append(f"<retry_after>{envelope.retry_after} seconds</retry_after>")
     lines.append(f"</{TOOL_ERROR}>")
     return "\n".join(lines)
-
-
-def _check_envelope(
-    code: object,
-    message: object,
-    recovery: object,
-    available_actions: tuple[object, ...],
-    retry_after: object,
-) -> None:
-    # Every field lands inside markup: a wrong type would either crash the call path or,
-    # for retry_after, be interpolated unescaped.
-    if not isinstance(code, str) or not code:
-        raise TypeError(f"an error code is a non-empty str; got {code!r}")
-    if not isinstance(message, str):
-        raise TypeError(f"an error message is a str; got {type(message).__name__}")
-    if recovery is not None and not isinstance(recovery, str):
-        raise TypeError(f"a recovery text is a str; got {type(recovery).__name__}")
-    if not all(isinstance(action, str) for action in available_actions):
-        raise TypeError("available_actions is a sequence of str")
-    if retry_after is not None:
-        if isinstance(retry_after, bool) or not isinstance(retry_after, int):
-            raise TypeError(f"retry_after is a whole number of seconds; got {retry_after!r}")
-        if retry_after < 0:
-            raise ValueError(f"retry_after cannot be negative; got {retry_after}")
 
 
 VALIDATION_RECOVERY: Final = "Fix the fields above and call the tool again."

@@ -6,12 +6,9 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final
 
-from pydantic import BaseModel
-from pydantic.json_schema import JsonSchemaMode, models_json_schema
-
-from mcpfusion.action import Action
-from mcpfusion.errors import DefinitionError
-from mcpfusion.structured import QuietJsonSchema
+from mcpfusion._action import Action
+from mcpfusion._errors import DefinitionError
+from mcpfusion._jsonschema import DEFS_REF, hoist_defs
 
 DISCRIMINATOR: Final = "action"
 """The argument that names the action of a grouped tool."""
@@ -27,8 +24,6 @@ _ANNOTATION_KEYS: Final = frozenset({"description", "default", "title", "example
 
 _NO_DEFAULT: Final = object()
 
-_Params = tuple[dict[str, Any], list[str]]
-
 
 def select_property(keys: Sequence[str]) -> dict[str, Any]:
     """The ``_select`` property of SPEC §11 for the given (sorted) keys."""
@@ -42,7 +37,10 @@ def select_property(keys: Sequence[str]) -> dict[str, Any]:
 
 def flat_input_schema(action: Action, select_keys: Sequence[str] | None) -> dict[str, Any]:
     """The input schema of one action exposed as its own tool."""
-    [(properties, required)], defs = _action_params([action])
+    schema = action.params_schema
+    properties = dict(schema.get("properties", {}))
+    required = list(schema.get("required", []))
+    defs = dict(schema.get("$defs", {}))
     if select_keys is not None:
         properties[SELECT] = select_property(select_keys)
     return _object(properties, required, defs)
@@ -100,16 +98,13 @@ def _inlined(node: Any, defs: dict[str, Any], within: tuple[str, ...]) -> Any:
         return node
     inlined = {key: _inlined(value, defs, within) for key, value in node.items()}
     ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith(_DEFS) and ref[len(_DEFS) :] in defs:
-        name = ref[len(_DEFS) :]
+    if isinstance(ref, str) and ref.startswith(DEFS_REF) and ref[len(DEFS_REF) :] in defs:
+        name = ref[len(DEFS_REF) :]
         if name in within:
             inlined["$ref"] = {"$recursive": len(within) - within.index(name)}
         else:
             inlined["$ref"] = _inlined(defs[name], defs, (*within, name))
     return inlined
-
-
-_DEFS: Final = "#/$defs/"
 
 
 def grouped_input_schema(
@@ -120,26 +115,23 @@ def grouped_input_schema(
     ``action`` comes first with the actions in definition order, then the union of every
     action's parameters, each described with the actions that use and require it, then
     ``_select``. Top-level ``required`` holds ``action`` and what every action requires.
-
-    Raises:
-        DefinitionError: if two actions give one parameter different types.
+    Parameter types were checked for conflicts when each action was defined (``ParamTypes``).
     """
     names = [a.name for a in actions]
     properties: dict[str, Any] = {
         DISCRIMINATOR: {"type": "string", "enum": names, "description": ACTION_DESCRIPTION}
     }
-    params, defs = _action_params(actions)
-    first_user: dict[str, str] = {}
+    schemas, defs = hoist_defs([a.params_schema for a in actions])
     users: dict[str, list[str]] = {}
     required_in: dict[str, list[str]] = {}
-    for action, (props, required) in zip(actions, params, strict=True):
-        for wire, prop in props.items():
+    for action, schema in zip(actions, schemas, strict=True):
+        required = schema.get("required", [])
+        for wire, prop in schema.get("properties", {}).items():
             known = properties.get(wire)
             if known is None:
                 properties[wire] = dict(prop)
-                first_user[wire] = action.name
             else:
-                _merge(tool, wire, known, prop, defs, first_user[wire], action.name)
+                _fold(known, prop)
             users.setdefault(wire, []).append(action.name)
             if wire in required:
                 required_in.setdefault(wire, []).append(action.name)
@@ -148,22 +140,8 @@ def grouped_input_schema(
     if select_keys is not None:
         properties[SELECT] = select_property(select_keys)
     always = [w for w in users if len(required_in.get(w, ())) == len(actions)]
-    return _object(properties, [DISCRIMINATOR, *always], defs)
-
-
-def _action_params(actions: Sequence[Action]) -> tuple[list[_Params], dict[str, Any]]:
-    """Each action's properties and required names, and the ``$defs`` they share."""
-    models: list[tuple[type[BaseModel], JsonSchemaMode]] = [
-        (a.params_model, "validation") for a in actions
-    ]
-    refs, top = models_json_schema(models, schema_generator=QuietJsonSchema)
-    defs: dict[str, Any] = dict(top.get("$defs", {}))
-    params: list[_Params] = []
-    for model in models:
-        name = refs[model]["$ref"].rsplit("/", 1)[-1]
-        schema = defs.pop(name)
-        params.append((dict(schema.get("properties", {})), list(schema.get("required", []))))
-    return params, defs
+    # Sorted by name, as pydantic writes the $defs of one schema.
+    return _object(properties, [DISCRIMINATOR, *always], dict(sorted(defs.items())))
 
 
 def _object(
@@ -178,20 +156,8 @@ def _object(
     return schema
 
 
-def _merge(
-    tool: str,
-    wire: str,
-    known: dict[str, Any],
-    prop: dict[str, Any],
-    defs: dict[str, Any],
-    first: str,
-    second: str,
-) -> None:
-    """Folds a second action's view of a parameter into the union, or rejects a conflict."""
-    # The same comparison as ParamTypes, so what was accepted when defined is listed.
-    first_type, second_type = type_of(known, defs), type_of(prop, defs)
-    if first_type != second_type:
-        raise _conflict(tool, wire, first_type, first, second_type, second)
+def _fold(known: dict[str, Any], prop: dict[str, Any]) -> None:
+    """Folds a second action's view of a parameter (of the same type) into the union."""
     if known.get("default", _NO_DEFAULT) != prop.get("default", _NO_DEFAULT):
         known.pop("default", None)  # no single default is true for every action
     if "description" not in known and "description" in prop:

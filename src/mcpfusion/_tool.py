@@ -1,24 +1,16 @@
-"""A tool: a named group of actions, and the MCP tool definitions it is listed as."""
+"""A tool: a named group of actions, as its app's code defines it."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final, Literal, Self, TypeVar, overload
+from typing import Any, Final, Literal, Protocol, Self, TypeVar, overload
 
-from mcpfusion.action import NAME_PATTERN, Action
-from mcpfusion.description import describe_flat, describe_grouped, describe_toon
-from mcpfusion.errors import DefinitionError
-from mcpfusion.presenter import Presenter
-from mcpfusion.schema import (
-    DISCRIMINATOR,
-    ParamTypes,
-    flat_input_schema,
-    grouped_input_schema,
-)
-from mcpfusion.structured import merged_output_schema
+from mcpfusion._action import NAME_PATTERN, Action
+from mcpfusion._errors import DefinitionError
+from mcpfusion._presenter import Presenter
+from mcpfusion._schema import DISCRIMINATOR, ParamTypes
 
 Exposition = Literal["grouped", "flat"]
 EXPOSITIONS: Final[tuple[Exposition, ...]] = ("grouped", "flat")
@@ -26,28 +18,23 @@ EXPOSITIONS: Final[tuple[Exposition, ...]] = ("grouped", "flat")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
-    """Where a listed MCP tool leads: a tool, and its action when the name fixes one."""
+class Owner(Protocol):
+    """What a tool needs from the app that created it."""
 
-    tool: Tool
-    action: Action | None
-    """``None`` for a grouped tool, whose ``action`` argument picks the action."""
+    @property
+    def context_type(self) -> type | None:
+        """The class the app's context factory returns, for parameter injection."""
+        ...
 
-
-@dataclass(frozen=True, slots=True)
-class Definition:
-    """One entry of ``tools/list``: the MCP tool object and the route behind its name."""
-
-    name: str
-    spec: dict[str, Any]
-    route: Route
+    def _defining(self, tool: Tool, listed: Sequence[str]) -> None:
+        """Checks that the app still takes definitions and that ``listed`` names are free."""
+        ...
 
 
 class Tool:
     """A named group of actions, listed as one MCP tool (grouped) or one per action (flat).
 
-    Create tools with ``Fusion.tool``; declare actions with the ``action`` decorator::
+    Tools are created by ``Fusion.tool``; declare actions with the ``action`` decorator::
 
         billing = app.tool("billing", description="Invoices and payments.")
 
@@ -60,14 +47,12 @@ class Tool:
 
     def __init__(
         self,
+        app: Owner,
         name: str,
         *,
         description: str = "",
         exposition: Exposition = "grouped",
         separator: str = "_",
-        context_type: type | None = None,
-        on_change: Callable[[], None] | None = None,
-        claim_name: Callable[[str, Tool], None] | None = None,
     ) -> None:
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
             raise DefinitionError(
@@ -88,15 +73,12 @@ class Tool:
         self.description = description.strip()
         self.exposition: Exposition = exposition
         self.separator = separator
-        self._context_type = context_type
-        self._on_change = on_change
-        self._claim_name = claim_name
+        self._app = app
         self._actions: dict[str, Action] = {}
         # Only a grouped tool unites its actions' parameters, so only it can have conflicts.
         self._param_types = ParamTypes(name) if exposition == "grouped" else None
         self._select = False
         self._toon = False
-        self._definitions: tuple[Definition, ...] | None = None
 
     def __repr__(self) -> str:
         return f"Tool({self.name!r}, actions={list(self._actions)})"
@@ -114,25 +96,14 @@ class Tool:
         return (self.name,)
 
     @property
-    def problem(self) -> str | None:
-        """Why the tool cannot be listed yet, or ``None`` when it is complete.
-
-        Both problems can only be judged once every action is defined (an action with a
-        response schema may still come), so they are found when listing, not when defining.
-        """
-        if not self._actions:
-            return f"tool '{self.name}' has no actions; declare one with its .action() decorator"
-        if self._select and not self.select_keys:
-            return (
-                f"tool '{self.name}': enable_select() needs an action with returns= (a "
-                "Presenter) or output_schema=, whose fields _select can pick"
-            )
-        return None
-
-    @property
     def select_enabled(self) -> bool:
         """Whether ``_select`` is offered (``enable_select()``)."""
         return self._select
+
+    @property
+    def toon(self) -> bool:
+        """Whether the description lists the actions as TOON rows (``toon_description()``)."""
+        return self._toon
 
     @property
     def select_keys(self) -> tuple[str, ...]:
@@ -196,7 +167,7 @@ class Tool:
                 read_only=read_only,
                 destructive=destructive,
                 idempotent=idempotent,
-                context_type=self._context_type,
+                context_type=self._app.context_type,
                 reserved=(DISCRIMINATOR,) if self.exposition == "grouped" else (),
             )
             self.add(action)
@@ -221,17 +192,17 @@ class Tool:
                 f"tool '{self.name}': the flat tool name '{self.flat_name(action.name)}' is "
                 "not allowed by MCP (1-64 letters, digits or _.-); shorten the names"
             )
+        flat = [self.flat_name(action.name)] if self.exposition == "flat" else []
+        self._app._defining(self, [])
         if self._param_types is not None:
             self._param_types.add(action)
-        elif self._claim_name is not None:  # last: a claimed name is taken for good
-            self._claim_name(self.flat_name(action.name), self)
+        self._app._defining(self, flat)  # last: a listed name is taken for good
         self._actions[action.name] = action
-        self._changed()
 
     def enable_select(self) -> Self:
         """Offers ``_select`` on every action (SPEC §11); returns the tool for chaining."""
+        self._app._defining(self, [])
         self._select = True
-        self._changed()
         return self
 
     def toon_description(self) -> Self:
@@ -245,8 +216,8 @@ class Tool:
                 f"tool '{self.name}': toon_description() lists the actions of a grouped "
                 "tool; a flat tool lists each action as its own MCP tool"
             )
+        self._app._defining(self, [])
         self._toon = True
-        self._changed()
         return self
 
     def get(self, name: str) -> Action | None:
@@ -256,70 +227,6 @@ class Tool:
     def flat_name(self, action: str) -> str:
         """The MCP name of ``action`` in flat exposition: ``{tool}{separator}{action}``."""
         return f"{self.name}{self.separator}{action}"
-
-    def definitions(self) -> tuple[Definition, ...]:
-        """The MCP tools this tool is listed as; computed once until the tool changes.
-
-        Raises:
-            DefinitionError: if the tool is incomplete (see ``problem``).
-        """
-        if self._definitions is None:
-            self._definitions = self._define()
-        return self._definitions
-
-    def _define(self) -> tuple[Definition, ...]:
-        problem = self.problem
-        if problem is not None:
-            raise DefinitionError(problem)
-        actions = list(self._actions.values())
-        keys = self.select_keys if self._select else None
-        if self.exposition == "flat":
-            return tuple(
-                Definition(
-                    self.flat_name(a.name),
-                    self._spec(
-                        self.flat_name(a.name),
-                        describe_flat(self._summary, a),
-                        flat_input_schema(a, keys),
-                        [a],
-                    ),
-                    Route(self, a),
-                )
-                for a in actions
-            )
-        describe = describe_toon if self._toon else describe_grouped
-        spec = self._spec(
-            self.name,
-            describe(self._summary, actions),
-            grouped_input_schema(self.name, actions, keys),
-            actions,
-        )
-        return (Definition(self.name, spec, Route(self, None)),)
-
-    @property
-    def _summary(self) -> str:
-        return self.description or self.name
-
-    def _spec(
-        self, name: str, description: str, schema: dict[str, Any], actions: Sequence[Action]
-    ) -> dict[str, Any]:
-        spec: dict[str, Any] = {"name": name, "description": description, "inputSchema": schema}
-        outputs = [a.output for a in actions]
-        if all(outputs):
-            spec["outputSchema"] = merged_output_schema(
-                [o.advertised(selectable=self._select) for o in outputs if o is not None]
-            )
-        spec["annotations"] = {
-            "readOnlyHint": all(a.read_only for a in actions),
-            "destructiveHint": any(a.destructive for a in actions),
-            "idempotentHint": all(a.idempotent for a in actions),
-        }
-        return spec
-
-    def _changed(self) -> None:
-        self._definitions = None
-        if self._on_change is not None:
-            self._on_change()
 
 
 def _docstring_summary(handler: Callable[..., Any]) -> str:

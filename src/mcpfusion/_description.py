@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from mcpfusion.action import Action
-from mcpfusion.datablock import to_toon
-from mcpfusion.schema import sentence
-from mcpfusion.wire.format import fold_lines
+from mcpfusion._action import Action
+from mcpfusion._datablock import to_toon
+from mcpfusion._format import fold_lines
+from mcpfusion._schema import sentence
 
 DESTRUCTIVE: Final = "[DESTRUCTIVE] "
 """Prefixed to a destructive action's description, in both forms."""

@@ -13,17 +13,21 @@ from typing import Any, Final
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from mcpfusion.builder import ResponseBuilder, as_response
-from mcpfusion.context import Context, Request
-from mcpfusion.errors import DefinitionError
-from mcpfusion.presenter import Presenter
-from mcpfusion.response import ToolResponse
-from mcpfusion.structured import OutputSchema, QuietJsonSchema
+from mcpfusion._builder import ResponseBuilder, as_response
+from mcpfusion._context import Context, Request
+from mcpfusion._errors import DefinitionError
+from mcpfusion._jsonschema import QuietJsonSchema
+from mcpfusion._presenter import Presenter
+from mcpfusion._response import ToolResponse, success
+from mcpfusion._structured import OutputSchema
 
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 """Names MCP allows for tools; action names follow the same rule."""
 
 _PARAMS_CONFIG: Final = ConfigDict(extra="forbid", protected_namespaces=())
+
+OFF_LOOP_ROWS: Final = 2_000
+"""From this many rows a Presenter renders in a worker thread, off the event loop."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,20 +169,34 @@ class Action:
         )
         return await result if inspect.isawaitable(result) else result
 
-    def respond(self, value: Any, context: Any, select: Sequence[str] | None) -> ToolResponse:
-        """Turns the handler's value into the response, by the one wrapping rule (SPEC §13).
+    async def respond(self, value: Any, context: Any, select: Sequence[str] | None) -> ToolResponse:
+        """Turns the handler's value into the response: SPEC §13's one wrapping rule.
 
         Raises:
             PresenterError, SerializationError, OutputMismatchError: server defects.
         """
-        if self.output is not None:
-            if value is None or isinstance(value, ToolResponse | ResponseBuilder):
-                return self.output.resend(as_response(value), select)
-            return self.output.respond(value, select)
-        if self.presenter is not None:
-            presenter = self.presenter
-            return as_response(value, lambda data: presenter.present(data, context, select))
-        return as_response(value)
+        output, presenter = self.output, self.presenter
+        match value:
+            # Structured output (SPEC §12): whatever the handler returns is checked against
+            # the schema before it is sent, even a response it built itself.
+            case ToolResponse() | ResponseBuilder() | None if output is not None:
+                return output.resend(as_response(value), select)
+            case _ if output is not None:
+                return output.respond(value, select)
+            case ToolResponse():
+                return value
+            case ResponseBuilder():
+                return value.build()
+            case None:
+                return success(None)
+            case list() | tuple() if presenter is not None and len(value) >= OFF_LOOP_ROWS:
+                # A large presentation runs in a worker thread, so one big call does not
+                # stall every other call on the server.
+                return await anyio.to_thread.run_sync(presenter.present, value, context, select)
+            case _ if presenter is not None:
+                return presenter.present(value, context, select)
+            case _:
+                return success(value)
 
 
 def _is_async(handler: Callable[..., Any]) -> bool:

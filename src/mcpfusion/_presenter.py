@@ -10,12 +10,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from mcpfusion import ui
-from mcpfusion.builder import ResponseBuilder, add_checked
-from mcpfusion.datablock import DATA_FORMATS, DataFormat, select_fields
-from mcpfusion.errors import DefinitionError, PresenterError
-from mcpfusion.masking import Mask
-from mcpfusion.response import Suggestion, ToolResponse
-from mcpfusion.ui import UIBlock
+from mcpfusion._builder import ResponseBuilder
+from mcpfusion._datablock import DATA_FORMATS, DataFormat, select_fields
+from mcpfusion._errors import DefinitionError, PresenterError
+from mcpfusion._format import TRUNCATION_NOTICE
+from mcpfusion._masking import Mask, collector_paused
+from mcpfusion._parts import ResponseView, Suggestion, UIBlock
+from mcpfusion._response import ToolResponse
 
 F = TypeVar("F", bound=Callable[..., Any])
 _Call = Callable[[Any, Any], Any]
@@ -42,17 +43,20 @@ def _two_args(fn: Callable[..., Any]) -> _Call:
     raise DefinitionError(f"a Presenter callback takes (data) or (data, ctx): {fn!r}")
 
 
-def _collect(fns: list[_Call], data: Any, ctx: Any, kind: type, what: str) -> list[Any]:
-    """Calls each callback; keeps the truthy values of what it returns (one or several)."""
+def _collect(fns: list[_Call], data: Any, ctx: Any, kind: type) -> list[Any]:
+    """Calls each callback and gathers what it returns: one ``kind`` value or several.
+
+    The builder the values go to checks each one and drops the falsy ones.
+    """
     out: list[Any] = []
     for fn in fns:
         value = fn(data, ctx)
         if not value:
             continue
-        if isinstance(value, kind):  # the common case: one value, already checked
+        if isinstance(value, kind):  # the common case: one value
             out.append(value)
         else:
-            add_checked(out, value, kind, f"a {what} callback")
+            out.extend(value)
     return out
 
 
@@ -62,23 +66,19 @@ def suggest(tool: str, reason: str) -> Suggestion:
 
 
 @dataclass(slots=True)
-class _Parts:
-    """What a Presenter renders before ``_select`` and the build."""
+class _Hooks:
+    """The callbacks of one kind: those for a single object and those for a whole list."""
 
-    data: Any
-    ui: list[UIBlock] = field(default_factory=list)
-    embeds: list[UIBlock] = field(default_factory=list)
-    directives: list[str] = field(default_factory=list)
-    rules: list[str] = field(default_factory=list)
-    suggestions: list[Suggestion] = field(default_factory=list)
+    one: list[_Call] = field(default_factory=list)
+    many: list[_Call] = field(default_factory=list)
 
-    def merge_child(self, child: _Parts, *, with_ui: bool) -> None:
-        if with_ui:
-            self.embeds.extend(child.ui)
-            self.embeds.extend(child.embeds)
-        self.directives.extend(child.directives)
-        self.rules.extend(child.rules)
-        self.suggestions.extend(child.suggestions)
+    def of(self, collection: bool) -> list[_Call]:
+        return self.many if collection else self.one
+
+
+CHUNK_ROWS = 2_000
+"""Rows masked per validation call: each call holds the GIL, so a long list is masked in
+chunks and a presentation running in a worker thread lets the event loop in between."""
 
 
 class Presenter:
@@ -148,55 +148,50 @@ class Presenter:
         self._notice = truncation_notice
         self._embeds: dict[str, Presenter] = {}
         self._select_keys: tuple[str, ...] = self._mask.keys
-        self._callbacks: dict[str, list[_Call]] = {
-            kind: []
-            for kind in (
-                "rules",
-                "collection_rules",
-                "ui",
-                "collection_ui",
-                "suggest",
-                "collection_suggest",
-                "directives",
-            )
-        }
+        self._ui = _Hooks()
+        self._rules = _Hooks()
+        self._suggest = _Hooks()
+        self._directives: list[_Call] = []
 
     def __repr__(self) -> str:
         return f"Presenter({self.name!r}, {self.schema.__name__})"
 
     # -- registration --------------------------------------------------------------------
 
-    def _register(self, kind: str, fn: F) -> F:
-        self._callbacks[kind].append(_two_args(fn))
-        return fn
-
     def rules(self, fn: F) -> F:
         """Registers dynamic rules for a single object: ``fn(data[, ctx]) -> str | [str]``."""
-        return self._register("rules", fn)
+        self._rules.one.append(_two_args(fn))
+        return fn
 
     def collection_rules(self, fn: F) -> F:
         """Registers dynamic rules computed once for a whole list."""
-        return self._register("collection_rules", fn)
+        self._rules.many.append(_two_args(fn))
+        return fn
 
     def ui(self, fn: F) -> F:
         """Registers UI blocks for a single object: ``fn(data[, ctx]) -> UIBlock | [UIBlock]``."""
-        return self._register("ui", fn)
+        self._ui.one.append(_two_args(fn))
+        return fn
 
     def collection_ui(self, fn: F) -> F:
         """Registers UI blocks computed once for a whole list."""
-        return self._register("collection_ui", fn)
+        self._ui.many.append(_two_args(fn))
+        return fn
 
     def suggest(self, fn: F) -> F:
         """Registers next actions for a single object: ``fn(...) -> Suggestion | [...]``."""
-        return self._register("suggest", fn)
+        self._suggest.one.append(_two_args(fn))
+        return fn
 
     def collection_suggest(self, fn: F) -> F:
         """Registers next actions computed once for a whole list."""
-        return self._register("collection_suggest", fn)
+        self._suggest.many.append(_two_args(fn))
+        return fn
 
     def directives(self, fn: F) -> F:
         """Registers dynamic ``<llm_directives>`` entries, for objects and lists alike."""
-        return self._register("directives", fn)
+        self._directives.append(_two_args(fn))
+        return fn
 
     def truncation_notice(self, fn: Callable[[int], UIBlock]) -> Callable[[int], UIBlock]:
         """Replaces the default truncation notice with ``fn(hidden) -> UIBlock``."""
@@ -240,97 +235,95 @@ class Presenter:
         """Renders ``data`` through the SPEC §5.1 pipeline into a built response.
 
         Raises:
-            PresenterError: if the data does not fit the schema.
+            PresenterError: if the data does not fit the schema or a callback fails.
         """
-        return self.builder(data, ctx, select).build()
+        # A large list allocates enough objects to trigger full collections that traverse
+        # the caller's rows again and again: the collector waits for the whole
+        # presentation (mask, callbacks and render).
+        with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
+            return self.builder(data, ctx, select).build()
 
     def builder(
         self, data: Any, ctx: Any = None, select: Iterable[str] | None = None
     ) -> ResponseBuilder:
         """Like ``present`` but returns the builder, for a caller that adds more parts."""
-        parts = self._render(data, ctx)
-        return ResponseBuilder._of(
-            select_fields(parts.data, self.select_keys, select),
-            self.data_format,
-            parts.ui,
-            parts.embeds,
-            parts.directives,
-            parts.rules,
-            parts.suggestions,
-        )
+        with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
+            built = self._render(data, ctx, with_ui=True)
+        built.data = select_fields(built.data, self.select_keys, select)
+        return built
 
-    def _render(self, data: Any, ctx: Any, with_ui: bool = True) -> _Parts:
+    def _render(self, data: Any, ctx: Any, with_ui: bool) -> ResponseBuilder:
         # with_ui is False under a collection parent, which drops child UI blocks (SPEC §6):
         # their callbacks are not run at all rather than run and thrown away.
         if data is None:
-            return _Parts(None, directives=[*self._static_directives], rules=[*self._static_rules])
+            return (
+                ResponseBuilder(None, data_format=self.data_format)
+                .directive(*self._static_directives)
+                .rule(*self._static_rules)
+            )
         if isinstance(data, list | tuple):
             return self._render_collection(data, ctx, with_ui)
         if isinstance(data, Iterator | ValuesView):  # a generator of rows, dict.values()
             return self._render_collection(list(data), ctx, with_ui)
         masked = self._masked_one(data)
-        parts = _Parts(masked)
+        children = []
         for key, child in self._embeds.items():
             raw = _read(data, key)
             if raw is not None:
                 sub = child._render(raw, ctx, with_ui)
                 masked[key] = sub.data
-                parts.merge_child(sub, with_ui=with_ui)
-        self._callbacks_into(parts, ctx, collection=False, with_ui=with_ui)
-        return parts
+                children.append(sub.view())
+        built = ResponseBuilder(masked, data_format=self.data_format)
+        self._run_callbacks(built, ctx, collection=False, with_ui=with_ui)
+        for view in children:  # the parent's own entries go first
+            built.merge(view, with_ui=with_ui)
+        return built
 
-    def _render_collection(self, rows: Sequence[Any], ctx: Any, with_ui: bool) -> _Parts:
+    def _render_collection(self, rows: Sequence[Any], ctx: Any, with_ui: bool) -> ResponseBuilder:
         hidden = 0
         if self.limit is not None and len(rows) > self.limit:
             hidden = len(rows) - self.limit
             rows = rows[: self.limit]  # before masking: dropped rows are never validated
         masked = self._masked_many(rows)
-        parts = _Parts(masked)
+        built = ResponseBuilder(masked, data_format=self.data_format)
         if hidden and with_ui:
             try:
-                notice = self._truncation_block(len(masked), hidden)
+                built.ui(self._truncation_block(len(masked), hidden))
             except Exception as exc:
                 raise PresenterError.callback_failed(self.name, exc) from exc
-            if notice is not None:
-                if not isinstance(notice, UIBlock):
-                    raise TypeError(f"a truncation notice returned {type(notice).__name__}")
-                parts.ui.append(notice)
+        children: list[ResponseView] = []
         for key, child in self._embeds.items():
             for raw_row, row in zip(rows, masked, strict=True):
                 raw = _read(raw_row, key)
                 if raw is not None:
                     sub = child._render(raw, ctx, with_ui=False)
                     row[key] = sub.data
-                    parts.merge_child(sub, with_ui=False)
-        self._callbacks_into(parts, ctx, collection=True, with_ui=with_ui)
-        return parts
+                    children.append(sub.view())
+        self._run_callbacks(built, ctx, collection=True, with_ui=with_ui)
+        for view in children:
+            built.merge(view, with_ui=False)
+        return built
 
     def _truncation_block(self, shown: int, hidden: int) -> UIBlock | None:
         if self._notice is not None:
             return self._notice(hidden)
-        return ui.summary(
-            f"⚠️ Dataset truncated. {shown} shown, {hidden} hidden. Use filters to narrow results."
-        )
+        return ui.summary(TRUNCATION_NOTICE.format(shown=shown, hidden=hidden))
 
-    def _callbacks_into(self, parts: _Parts, ctx: Any, *, collection: bool, with_ui: bool) -> None:
+    def _run_callbacks(
+        self, built: ResponseBuilder, ctx: Any, *, collection: bool, with_ui: bool
+    ) -> None:
         # A callback that raises, or returns the wrong type, is a Presenter failure (SPEC §9).
+        data = built.data
         try:
-            self._run_callbacks(parts, ctx, collection=collection, with_ui=with_ui)
+            if with_ui:
+                built.ui(*_collect(self._ui.of(collection), data, ctx, UIBlock))
+            built.directive(*self._static_directives)
+            built.directive(*_collect(self._directives, data, ctx, str))
+            built.rule(*self._static_rules)
+            built.rule(*_collect(self._rules.of(collection), data, ctx, str))
+            built.suggestion(*_collect(self._suggest.of(collection), data, ctx, Suggestion))
         except Exception as exc:
             raise PresenterError.callback_failed(self.name, exc) from exc
-
-    def _run_callbacks(self, parts: _Parts, ctx: Any, *, collection: bool, with_ui: bool) -> None:
-        # Children's entries were merged first; the parent's own go before them.
-        prefix = "collection_" if collection else ""
-        data, callbacks = parts.data, self._callbacks
-        if with_ui:
-            parts.ui += _collect(callbacks[f"{prefix}ui"], data, ctx, UIBlock, "ui")
-        directives = _collect(callbacks["directives"], data, ctx, str, "directives")
-        parts.directives[:0] = [*self._static_directives, *directives]
-        rules = _collect(callbacks[f"{prefix}rules"], data, ctx, str, "rules")
-        parts.rules[:0] = [*self._static_rules, *rules]
-        suggestions = _collect(callbacks[f"{prefix}suggest"], data, ctx, Suggestion, "suggest")
-        parts.suggestions[:0] = suggestions
 
     def _masked_one(self, item: Any) -> dict[str, Any]:
         try:
@@ -339,18 +332,26 @@ class Presenter:
             raise self._error(exc, collection=False) from None
 
     def _masked_many(self, rows: Sequence[Any]) -> list[dict[str, Any]]:
+        if len(rows) <= CHUNK_ROWS:
+            return self._masked_chunk(rows, 0)
+        masked: list[dict[str, Any]] = []
+        for start in range(0, len(rows), CHUNK_ROWS):
+            masked += self._masked_chunk(rows[start : start + CHUNK_ROWS], start)
+        return masked
+
+    def _masked_chunk(self, rows: Sequence[Any], offset: int) -> list[dict[str, Any]]:
         try:
             return self._mask.many(rows)
         except ValidationError as exc:
-            raise self._error(exc, collection=True) from None
+            raise self._error(exc, collection=True, offset=offset) from None
 
-    def _error(self, exc: ValidationError, *, collection: bool) -> PresenterError:
+    def _error(self, exc: ValidationError, *, collection: bool, offset: int = 0) -> PresenterError:
         first = exc.errors(include_url=False, include_input=False)[0]
         loc = list(first["loc"])
         index = loc.pop(0) if collection and loc and isinstance(loc[0], int) else None
         path = ".".join(str(part) for part in loc)
         return PresenterError(
-            self.name, index if isinstance(index, int) else None, path, first["msg"]
+            self.name, offset + index if isinstance(index, int) else None, path, first["msg"]
         )
 
 

@@ -1,4 +1,4 @@
-"""Input validation failures as the ``<validation_error>`` envelope of SPEC §9."""
+"""Input validation: pydantic's errors, and bad ``_select`` values, as SPEC §9 field problems."""
 
 from __future__ import annotations
 
@@ -9,17 +9,10 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from mcpfusion.response import ToolResponse
-from mcpfusion.wire import format as wire
-
-SENT_LIMIT: Final = 50
-"""A value echoed back after "You sent:" is cut to this many characters (SPEC §9)."""
+from mcpfusion._failures import SENT_LIMIT, FieldProblem, cut, preview
 
 MAX_FIELDS: Final = 20
 """At most this many fields are listed; a flood of bad fields must not flood the context."""
-
-FieldProblem = tuple[str, str]
-"""A ``<field>`` of the envelope: the dotted path and its text."""
 
 _SHOULD = re.compile(r"(?P<subject>.+?) should (?P<verb>be|have|match) (?P<rest>.+)", re.DOTALL)
 _VERBS: Final = {"be": "is", "have": "has", "match": "matches"}
@@ -37,12 +30,6 @@ _EXPECTED: Final = {
     "datetime": "an ISO 8601 date and time",
     "uuid": "a UUID",
 }
-
-
-def validation_failure(target: str, problems: Sequence[FieldProblem]) -> ToolResponse:
-    """The ``<validation_error>`` result for ``target`` (``tool/action``) and its problems."""
-    text = wire.validation_error(target, problems)
-    return ToolResponse((text,), is_error=True)
 
 
 def field_problems(
@@ -228,70 +215,3 @@ def _how_to_fix(message: str, kind: str) -> str:
             return f"Send {rest}."
         return f"Send a value {rest}."
     return f"Send a {subject.lower()} that {_VERBS[verb]} {rest}."
-
-
-def preview(value: Any, limit: int = SENT_LIMIT) -> str:
-    """Renders ``value`` as compact JSON, cut to ``limit`` characters ending in ``…``.
-
-    Only the beginning is ever rendered, so a 1 MB string or a 1,000-level nesting costs
-    no more than a short value.
-    """
-    writer = _Preview(limit)
-    writer.write(value)
-    return cut("".join(writer.parts), limit)
-
-
-def cut(text: str, limit: int = SENT_LIMIT) -> str:
-    """``text`` cut to ``limit`` characters, the last being ``…`` when anything was cut."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-class _Preview:
-    """Writes compact JSON and stops as soon as more than ``limit`` characters exist."""
-
-    __slots__ = ("limit", "parts", "size")
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.parts: list[str] = []
-        self.size = 0
-
-    def add(self, text: str) -> None:
-        self.parts.append(text)
-        self.size += len(text)
-
-    def write(self, value: Any) -> None:
-        # Each level adds at least one character, so recursion stops within `limit` levels.
-        if self.size > self.limit:
-            return
-        if isinstance(value, str):
-            self.add(json.dumps(value[: self.limit + 1], ensure_ascii=False))
-        elif value is None or isinstance(value, bool | int | float):
-            self.add(_scalar(value))
-        elif isinstance(value, Mapping):
-            self.add("{")
-            for index, (key, item) in enumerate(value.items()):
-                if self.size > self.limit:
-                    return
-                self.add(", " if index else "")
-                self.add(json.dumps(str(key)[: self.limit + 1], ensure_ascii=False) + ": ")
-                self.write(item)
-            self.add("}")
-        elif isinstance(value, list | tuple):
-            self.add("[")
-            for index, item in enumerate(value):
-                if self.size > self.limit:
-                    return
-                self.add(", " if index else "")
-                self.write(item)
-            self.add("]")
-        else:
-            # Never a repr: it can carry memory addresses or secrets of arbitrary objects.
-            self.add(f"a {type(value).__name__} value")
-
-
-def _scalar(value: bool | int | float | None) -> str:
-    try:
-        return json.dumps(value)
-    except ValueError:  # an int past Python's digit limit for str()
-        return "a very large integer"

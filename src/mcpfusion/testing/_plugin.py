@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpfusion.testing.tester import FusionTester
+from mcpfusion.testing._tester import FusionTester
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ from typing import Any
 
 import anyio
 
-from mcpfusion.app import Fusion
-from mcpfusion.context import ContextFactory
-from mcpfusion.schema import DISCRIMINATOR
-from mcpfusion.testing.result import CallResult, ProgressEvent
+from mcpfusion._app import Fusion
+from mcpfusion._context import ContextFactory
+from mcpfusion._schema import DISCRIMINATOR
+from mcpfusion.testing._result import CallResult, ProgressEvent
 
 
 class FusionTester:

@@ -6,31 +6,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
-from pydantic.json_schema import GenerateJsonSchema
 
-from mcpfusion.datablock import select_fields
-from mcpfusion.errors import DefinitionError, FusionError
-from mcpfusion.response import ToolResponse, success_structured
+from mcpfusion._datablock import select_fields
+from mcpfusion._errors import DefinitionError, OutputMismatchError
+from mcpfusion._jsonschema import QuietJsonSchema, hoist_defs
+from mcpfusion._response import ToolResponse, success_structured
 
 RESULT_KEY = "result"
 """The key a value that is not an object is wrapped under (SPEC §12)."""
-
-
-class QuietJsonSchema(GenerateJsonSchema):
-    """Pydantic's JSON Schema without the titles it derives from field names.
-
-    ``"title": "Invoice Id"`` next to ``invoice_id`` only costs tokens in every agent
-    prompt; titles set explicitly with ``Field(title=...)`` are kept.
-    """
-
-    def field_title_should_be_set(self, schema: Any) -> bool:
-        return False
-
-
-class OutputMismatchError(FusionError):
-    """A handler's value does not fit its action's output schema (a server defect)."""
-
-    code = "INTERNAL_ERROR"
 
 
 class OutputSchema:
@@ -143,44 +126,18 @@ def merged_output_schema(schemas: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
     The schema itself when every action declares the same one; otherwise an object that is
     any of them (each distinct schema once, in first-seen order), with their ``$defs``
-    hoisted to the top (renamed where two differ).
+    hoisted to the top.
     """
     first = schemas[0]
     if all(schema == first for schema in schemas[1:]):
         return first
-    defs: dict[str, Any] = {}
-    branches = []
-    for schema in schemas:
-        branch = dict(schema)
-        own: dict[str, Any] = branch.pop("$defs", {})
-        renames: dict[str, str] = {}
-        for name, definition in own.items():
-            target, n = name, 2
-            while target in defs and defs[target] != definition:
-                target, n = f"{name}{n}", n + 1
-            renames[name] = target
-        branch = _renamed(branch, renames)
+    stripped, defs = hoist_defs(schemas)
+    branches: list[dict[str, Any]] = []
+    for branch in stripped:
         # Actions sharing a schema would repeat its branch: tokens in every prompt, no meaning.
         if branch not in branches:
             branches.append(branch)
-        for name, definition in own.items():
-            defs[renames[name]] = _renamed(definition, renames)
     merged: dict[str, Any] = {"type": "object", "anyOf": branches}
     if defs:
         merged["$defs"] = defs
     return merged
-
-
-def _renamed(node: Any, renames: dict[str, str]) -> Any:
-    """``node`` with its ``#/$defs/`` references renamed."""
-    if all(old == new for old, new in renames.items()):
-        return node
-    if isinstance(node, list):
-        return [_renamed(item, renames) for item in node]
-    if not isinstance(node, dict):
-        return node
-    renamed = {key: _renamed(value, renames) for key, value in node.items()}
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        renamed["$ref"] = "#/$defs/" + renames.get(ref[8:], ref[8:])
-    return renamed

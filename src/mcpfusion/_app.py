@@ -1,8 +1,7 @@
-"""The application: its tools, ``tools/list``, and the call path of ``tools/call``."""
+"""The application: its tools, the catalog it serves, and the call path of ``tools/call``."""
 
 from __future__ import annotations
 
-import copy
 import inspect
 import typing
 from collections.abc import Mapping, Sequence
@@ -11,19 +10,22 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
-from mcpfusion.action import Action
-from mcpfusion.context import NO_META, Context, ContextFactory, Progress, Request
-from mcpfusion.errors import DefinitionError
-from mcpfusion.failures import from_exception, missing_discriminator, unknown_action, unknown_tool
-from mcpfusion.response import ToolResponse
-from mcpfusion.schema import DISCRIMINATOR, SELECT
-from mcpfusion.tool import Definition, Exposition, Route, Tool
-from mcpfusion.validation import (
-    arguments_problem,
-    field_problems,
-    select_problems,
+from mcpfusion._action import Action
+from mcpfusion._catalog import Catalog, Route
+from mcpfusion._context import NO_META, Context, ContextFactory, Progress, Request
+from mcpfusion._errors import DefinitionError
+from mcpfusion._failures import (
+    from_exception,
+    missing_discriminator,
+    unknown_action,
+    unknown_tool,
     validation_failure,
 )
+from mcpfusion._options import HttpOptions
+from mcpfusion._response import ToolResponse
+from mcpfusion._schema import DISCRIMINATOR, SELECT
+from mcpfusion._tool import Exposition, Tool
+from mcpfusion._validation import arguments_problem, field_problems, select_problems
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -45,8 +47,11 @@ class Fusion:
             handlers and Presenter callbacks receive what it returns. ``Context`` by
             default; it may be a ``Context`` subclass, or return an awaitable.
 
-    The adapter's seam: ``name``, ``version``, ``instructions``, ``list_tools()`` and
-    ``call_tool()``. The core never imports the MCP SDK.
+    Define, then serve: ``list_tools()`` and ``call_tool()`` read a catalog of what the app
+    serves, built once from its tools (again only if a definition changes it); serving the
+    app freezes it, and so does ``freeze()``: defining anything after that raises.
+    The server's seam is ``name``, ``version``, ``instructions``, ``list_tools()`` and
+    ``call_tool()``; the core never imports the MCP SDK.
     """
 
     def __init__(
@@ -72,9 +77,8 @@ class Fusion:
         self._context_type = _product_type(self._factory)
         self._tools: dict[str, Tool] = {}
         self._listed: dict[str, Tool] = {}  # listed MCP name -> its tool, as tools are defined
-        self._definitions: tuple[Definition, ...] | None = None
-        self._routes: dict[str, Route] = {}
-        self._incomplete: tuple[str, ...] = ()
+        self._catalog: Catalog | None = None
+        self._is_frozen = False
 
     def __repr__(self) -> str:
         return f"Fusion({self.name!r}, tools={list(self._tools)})"
@@ -102,19 +106,9 @@ class Fusion:
         """
         if name in self._tools:
             raise DefinitionError(f"app '{self.name}' already has a tool '{name}'")
-        tool = Tool(
-            name,
-            description=description,
-            exposition=exposition,
-            separator=separator,
-            context_type=self._context_type,
-            on_change=self._changed,
-            claim_name=self._claim_name,
-        )
-        for listed in tool.listed_names:
-            self._claim_name(listed, tool)
+        tool = Tool(self, name, description=description, exposition=exposition, separator=separator)
+        self._defining(tool, tool.listed_names)
         self._tools[name] = tool
-        self._changed()
         return tool
 
     @property
@@ -122,19 +116,37 @@ class Fusion:
         """The tools, by name, in definition order."""
         return MappingProxyType(self._tools)
 
+    @property
+    def context_type(self) -> type | None:
+        """The class the context factory returns, when it says so (for parameter injection)."""
+        return self._context_type
+
+    def freeze(self) -> None:
+        """Fixes what the app serves: the catalog is built now and definitions end here.
+
+        ``run()`` and ``asgi_app()`` freeze the app before serving it.
+
+        Raises:
+            DefinitionError: if a tool is incomplete, or on any later definition.
+        """
+        self._frozen().list_tools()  # an incomplete tool stops the app here
+        self._is_frozen = True
+
+    def _frozen(self) -> Catalog:
+        if self._catalog is None:
+            self._catalog = Catalog.build(self._tools.values())
+        return self._catalog
+
     def list_tools(self) -> list[dict[str, Any]]:
         """Exactly the MCP ``Tool`` objects of ``tools/list``, as JSON-compatible dicts.
 
         Raises:
             DefinitionError: if a tool is incomplete (no actions, or nothing for
-                ``_select`` to pick). The adapter lists the tools when the server is
-                built, so such a server refuses to start; ``call_tool`` simply routes
-                around an incomplete tool.
+                ``_select`` to pick). The server lists the tools when it is built, so such
+                a server refuses to start; ``call_tool`` simply routes around an
+                incomplete tool.
         """
-        definitions = self._define()
-        if self._incomplete:
-            raise DefinitionError("; ".join(self._incomplete))
-        return copy.deepcopy([d.spec for d in definitions])
+        return self._frozen().list_tools()
 
     async def call_tool(
         self,
@@ -156,11 +168,10 @@ class Fusion:
 
         Cancellation (``asyncio.CancelledError``, anyio's cancel scopes) propagates.
         """
-        if self._definitions is None:
-            self._define()
-        route = self._routes.get(name)
+        catalog = self._catalog or self._frozen()
+        route = catalog.routes.get(name)
         if route is None:
-            return unknown_tool(name, list(self._routes))
+            return unknown_tool(name, list(catalog.routes))
         tool, action = route.tool, route.action
         if not isinstance(arguments, Mapping | None):
             target = f"{tool.name}/{action.name}" if action else tool.name
@@ -174,11 +185,11 @@ class Fusion:
             if action is None:
                 return unknown_action(tool.name, chosen, list(tool.actions))
         request = Request(tool.name, action.name, meta or NO_META, progress)
-        return await self._run(tool, action, args, request, context or self._factory)
+        return await self._run(route, action, args, request, context or self._factory)
 
     async def _run(
         self,
-        tool: Tool,
+        route: Route,
         action: Action,
         args: dict[str, Any],
         request: Request,
@@ -186,150 +197,100 @@ class Fusion:
     ) -> ToolResponse:
         problems = []
         select: list[str] | None = None
-        if tool.select_enabled and SELECT in args:
+        if route.select_keys is not None and SELECT in args:
             raw = args.pop(SELECT)
-            problems = select_problems(raw, tool.select_keys)
+            problems = select_problems(raw, route.select_keys)
             select = None if problems else raw
         try:
             kwargs = action.parse(args)
         except ValidationError as exc:
             accepted = [p.wire for p in action.params]
-            if tool.select_enabled:
+            if route.select_keys is not None:
                 accepted.append(SELECT)
             problems = field_problems(exc, args, accepted) + problems
         if problems:
-            return validation_failure(f"{tool.name}/{action.name}", problems)
+            return validation_failure(f"{route.tool.name}/{action.name}", problems)
         try:
             context = factory(request)
             # A class (the default, Context) never returns an awaitable: skip the check.
             if not isinstance(factory, type) and inspect.isawaitable(context):
                 context = await context
             value = await action.invoke(kwargs, request, context)
-            return action.respond(value, context, select)
+            return await action.respond(value, context, select)
         except Exception as exc:  # everything but cancellation becomes a result
-            return from_exception(exc, tool.name, action.name)
+            return from_exception(exc, request.tool, request.action)
 
-    # -- serving: thin delegates to the MCP SDK adapter ------------------------------------
-    # The adapter is imported on use so that the core never loads the MCP SDK unless the
-    # app is actually served (it also keeps `import mcpfusion` fast).
+    # -- serving ---------------------------------------------------------------------------
+    # The server module is imported on use: the core never loads the MCP SDK unless the app
+    # is actually served, which also keeps `import mcpfusion` fast.
 
     def run(
         self,
         transport: Literal["stdio", "http"] = "stdio",
-        *,
-        host: str = "127.0.0.1",
-        port: int = 8000,
-        path: str = "/mcp",
-        stateless: bool = False,
-        json_response: bool = False,
-        allowed_hosts: Sequence[str] | None = None,
-        allowed_origins: Sequence[str] | None = None,
+        options: HttpOptions | None = None,
+        **changes: Any,
     ) -> None:
         """Serves the app until stopped: over stdio (default) or streamable HTTP.
 
         ``app.run()`` suits clients that spawn the server (Claude Desktop, Cursor);
-        ``app.run("http", port=8000)`` serves ``http://127.0.0.1:8000/mcp``, with
-        DNS-rebinding protection on while bound to loopback. ``port=0`` picks a free port.
+        ``app.run("http", port=8000)`` serves ``http://127.0.0.1:8000/mcp``.
 
         Args:
             transport: ``"stdio"`` or ``"http"``.
-            host: the HTTP bind address; loopback (``127.0.0.1``, ``::1``, ``localhost``,
-                any of 127.0.0.0/8) turns DNS-rebinding protection on.
-            port: the HTTP port.
-            path: the HTTP endpoint path.
-            stateless: no HTTP sessions (for load balancers and several workers).
-            json_response: JSON bodies instead of SSE streams (progress is then dropped).
-            allowed_hosts: HTTP Host header values to accept (``"name:*"`` for any port);
-                they switch DNS-rebinding protection on for any bind address.
-            allowed_origins: HTTP Origin header values to accept (default: ``http://``
-                and ``https://`` on each allowed host).
-        """
-        from mcpfusion.adapters import run_http, run_stdio
+            options: how to serve HTTP (``HttpOptions``).
+            **changes: ``HttpOptions`` fields to set, e.g. ``port=8000``.
 
+        Raises:
+            ValueError: on an unknown transport, or HTTP options given for stdio.
+            TypeError: on an unknown option.
+        """
+        from mcpfusion import server
+
+        self.freeze()
         if transport == "stdio":
-            run_stdio(self)
+            if options is not None or changes:
+                raise ValueError("HTTP options apply to transport='http' only")
+            server.run_stdio(self)
         elif transport == "http":
-            run_http(
-                self,
-                host=host,
-                port=port,
-                path=path,
-                stateless=stateless,
-                json_response=json_response,
-                allowed_hosts=allowed_hosts,
-                allowed_origins=allowed_origins,
-            )
+            server.run_http(self, options, **changes)
         else:
             raise ValueError(f"transport must be 'stdio' or 'http'; got {transport!r}")
 
-    def asgi_app(
-        self,
-        *,
-        path: str = "/mcp",
-        stateless: bool = False,
-        json_response: bool = False,
-        host: str = "127.0.0.1",
-        allowed_hosts: Sequence[str] | None = None,
-        allowed_origins: Sequence[str] | None = None,
-    ) -> Starlette:
+    def asgi_app(self, options: HttpOptions | None = None, **changes: Any) -> Starlette:
         """A Starlette app serving the app over streamable HTTP, for uvicorn or gunicorn.
 
         Example: ``uvicorn billing:asgi --workers 4`` with
-        ``asgi = app.asgi_app(stateless=True, host="0.0.0.0", allowed_hosts=[...])``.
-        ``host`` is where the server is bound: loopback (the default; any of 127.0.0.0/8,
-        ``::1`` or ``localhost``) turns DNS-rebinding protection on; elsewhere pass
-        ``allowed_hosts``, or protection is off and a warning is logged. See
-        ``mcpfusion.adapters.asgi_app``.
+        ``asgi = app.asgi_app(stateless=True, host="0.0.0.0", allowed_hosts=[...])``;
+        the options are ``HttpOptions`` (``host`` decides the DNS-rebinding default).
         """
-        from mcpfusion.adapters import asgi_app
+        from mcpfusion import server
 
-        return asgi_app(
-            self,
-            path=path,
-            stateless=stateless,
-            json_response=json_response,
-            host=host,
-            allowed_hosts=allowed_hosts,
-            allowed_origins=allowed_origins,
-        )
+        self.freeze()
+        return server.asgi_app(self, options, **changes)
 
-    def _define(self) -> tuple[Definition, ...]:
-        """The complete tools' definitions; routes lead only to them.
-
-        An incomplete tool is left out and remembered for ``list_tools`` to report: one
-        unfinished tool must not turn every call to the others into an exception.
-        """
-        if self._definitions is not None:
-            return self._definitions
-        definitions: list[Definition] = []
-        incomplete: list[str] = []
-        for tool in self._tools.values():
-            try:
-                definitions.extend(tool.definitions())
-            except DefinitionError as exc:
-                incomplete.append(str(exc))
-        # Listed names are unique: each is claimed when its tool or action is defined.
-        self._routes = {d.name: d.route for d in definitions}
-        self._incomplete = tuple(incomplete)
-        self._definitions = tuple(definitions)
-        return self._definitions
-
-    def _claim_name(self, name: str, tool: Tool) -> None:
-        """Records that ``tool`` is listed as ``name``, unless another tool already is.
+    def _defining(self, tool: Tool, listed: Sequence[str]) -> None:
+        """Checks that definitions are still open and claims ``listed`` names for ``tool``.
 
         Raises:
-            DefinitionError: if the name is taken, saying how to fix it.
+            DefinitionError: once the catalog is built, or if a name is taken, saying how
+                to fix it.
         """
-        owner = self._listed.get(name)
-        if owner is not None:
+        if self._is_frozen:
             raise DefinitionError(
-                f"app '{self.name}': '{name}' is already listed by tool '{owner.name}'; rename "
-                "one (a flat tool's actions are listed as {tool}{separator}{action})"
+                f"app '{self.name}' is frozen (it is served): define every tool and action "
+                "before serving it or calling freeze()"
             )
-        self._listed[name] = tool
-
-    def _changed(self) -> None:
-        self._definitions = None
+        for name in listed:
+            owner = self._listed.get(name)
+            if owner is not None:
+                raise DefinitionError(
+                    f"app '{self.name}': '{name}' is already listed by tool '{owner.name}'; "
+                    "rename one (a flat tool's actions are listed as "
+                    "{tool}{separator}{action})"
+                )
+        for name in listed:
+            self._listed[name] = tool
+        self._catalog = None  # rebuilt, once, when next read
 
 
 def _product_type(factory: ContextFactory) -> type | None:

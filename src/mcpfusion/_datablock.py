@@ -8,8 +8,8 @@ from typing import Any, Literal
 import pydantic_core
 import toon_format
 
-from mcpfusion.errors import SerializationError
-from mcpfusion.wire.format import neutralize, neutralize_json
+from mcpfusion._errors import SerializationError
+from mcpfusion._format import neutralize, neutralize_json
 
 DataFormat = Literal["json", "compact", "toon"]
 DATA_FORMATS: tuple[DataFormat, ...] = ("json", "compact", "toon")

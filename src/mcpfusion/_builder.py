@@ -1,0 +1,127 @@
+"""``ResponseBuilder``: collects the parts of a response in any order, then builds it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Self
+
+from mcpfusion._datablock import DATA_FORMATS, DataFormat
+from mcpfusion._parts import ResponseView, Suggestion, UIBlock
+from mcpfusion._response import ToolResponse, render, success
+
+
+class ResponseBuilder:
+    """Collects the parts of a response in any order; ``build()`` emits them in SPEC §2 order.
+
+    Example:
+        response(invoice).rule("amount_cents is in CENTS.").suggest("billing.remind", "...").build()
+
+    Attributes:
+        data: the value of the data block; it may be replaced before ``build()``.
+        data_format: ``"json"`` (indented, default), ``"compact"`` or ``"toon"``.
+    """
+
+    __slots__ = ("_directives", "_embeds", "_rules", "_suggestions", "_ui", "data", "data_format")
+
+    def __init__(self, data: Any, *, data_format: DataFormat = "json") -> None:
+        if data_format not in DATA_FORMATS:
+            raise ValueError(f"data_format must be one of {DATA_FORMATS}; got {data_format!r}")
+        self.data = data
+        self.data_format: DataFormat = data_format
+        self._ui: list[UIBlock] = []
+        self._embeds: list[UIBlock] = []
+        self._directives: list[str] = []
+        self._rules: list[str] = []
+        self._suggestions: list[Suggestion] = []
+
+    def ui(self, *blocks: UIBlock | None) -> Self:
+        """Adds UI blocks (kind 2), in order; ``None`` entries are skipped."""
+        add_checked(self._ui, blocks, UIBlock, "ui")
+        return self
+
+    def embed(self, *blocks: UIBlock | None) -> Self:
+        """Adds blocks rendered by a child Presenter (kind 3), in order."""
+        add_checked(self._embeds, blocks, UIBlock, "embed")
+        return self
+
+    def directive(self, *hints: str | None) -> Self:
+        """Adds ``<llm_directives>`` entries; falsy entries are dropped."""
+        add_checked(self._directives, hints, str, "directive")
+        return self
+
+    def rule(self, *rules: str | None) -> Self:
+        """Adds ``<domain_rules>`` entries; falsy entries are dropped."""
+        add_checked(self._rules, rules, str, "rule")
+        return self
+
+    def suggest(self, tool: str, reason: str) -> Self:
+        """Adds one ``<action_suggestions>`` entry, ``tool: reason``."""
+        self._suggestions.append(Suggestion(tool, reason))
+        return self
+
+    def suggestion(self, *suggestions: Suggestion | None) -> Self:
+        """Adds prepared suggestions; ``None`` entries are skipped."""
+        add_checked(self._suggestions, suggestions, Suggestion, "suggestion")
+        return self
+
+    def merge(self, view: ResponseView, *, with_ui: bool = True) -> Self:
+        """Adds the parts of another response's view after this one's (data excepted).
+
+        Its UI blocks and embeds become embeds; ``with_ui=False`` drops them (SPEC §6).
+        """
+        if with_ui:
+            self._embeds += view.ui_blocks
+            self._embeds += view.embeds
+        self._directives += view.directives
+        self._rules += view.system_rules
+        self._suggestions += view.suggestions
+        return self
+
+    def view(self) -> ResponseView:
+        """The parts collected so far, as added (not yet folded or de-duplicated)."""
+        return ResponseView(
+            self.data,
+            tuple(self._ui),
+            tuple(self._embeds),
+            tuple(self._directives),
+            tuple(self._rules),
+            tuple(self._suggestions),
+        )
+
+    def build(self) -> ToolResponse:
+        """Renders the blocks in SPEC §2 order; the response carries its structured view."""
+        return render(self.view(), self.data_format)
+
+
+def add_checked(target: list[Any], values: Iterable[Any], kind: type, what: str) -> None:
+    """Appends the truthy values, each checked to be a ``kind``; falsy ones are dropped.
+
+    The one rule for parts added to a response, by its builder or by Presenter callbacks.
+
+    Raises:
+        TypeError: if a value is not a ``kind``.
+    """
+    for value in values:
+        if not value:
+            continue
+        if not isinstance(value, kind):
+            raise TypeError(f"{what} expects {kind.__name__} values; got {type(value).__name__}")
+        target.append(value)
+
+
+def response(data: Any, *, data_format: DataFormat = "json") -> ResponseBuilder:
+    """Starts a response whose data block holds ``data``."""
+    return ResponseBuilder(data, data_format=data_format)
+
+
+def as_response(value: Any) -> ToolResponse:
+    """A value as a response, by SPEC §13's wrapping rule for actions without a Presenter.
+
+    A ``ToolResponse`` passes untouched, a ``ResponseBuilder`` is built, anything else is
+    ``success(value)`` (``None`` is ``OK``).
+    """
+    if isinstance(value, ToolResponse):
+        return value
+    if isinstance(value, ResponseBuilder):
+        return value.build()
+    return success(value)

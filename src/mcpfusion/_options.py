@@ -1,0 +1,87 @@
+"""How an app is served over HTTP: one frozen value, used by ``Fusion``, the server and the CLI."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
+"""The MCP SDK's own default request body limit (4 MiB)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HttpOptions:
+    """The options of serving an app over streamable HTTP.
+
+    Example: ``app.run("http", HttpOptions(port=8080, stateless=True))``, or the same as
+    keywords, ``app.run("http", port=8080, stateless=True)``.
+
+    Attributes:
+        host: the bind address. Loopback (``127.0.0.1``, ``::1``, ``localhost``, any of
+            127.0.0.0/8) turns DNS-rebinding protection on.
+        port: the port; ``0`` picks a free one.
+        path: the endpoint path.
+        stateless: no sessions, every request stands alone (several workers, load
+            balancers).
+        json_response: answer with one JSON body instead of an SSE stream (progress
+            notifications are then dropped).
+        allowed_hosts: ``Host`` header values to accept (``"name:*"`` for any port); they
+            switch DNS-rebinding protection on for any bind address.
+        allowed_origins: ``Origin`` header values to accept (default: ``http://`` and
+            ``https://`` on each allowed host).
+        max_body_bytes: larger requests get HTTP 413 before they are parsed.
+        log_level: uvicorn's log level when ``Fusion.run`` serves.
+
+    Raises:
+        TypeError, ValueError: on an option of the wrong type or out of range.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    path: str = "/mcp"
+    stateless: bool = False
+    json_response: bool = False
+    allowed_hosts: Sequence[str] | None = None
+    allowed_origins: Sequence[str] | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    log_level: str = "info"
+
+    def __post_init__(self) -> None:
+        _require(self.host, str, "host")
+        if not self.host:
+            raise ValueError("host cannot be empty")
+        _require(self.port, int, "port")
+        if not 0 <= self.port <= 65535:
+            raise ValueError(f"port must be 0-65535; got {self.port}")
+        _require(self.path, str, "path")
+        if not self.path.startswith("/"):
+            raise ValueError(f"path must start with '/'; got {self.path!r}")
+        _require(self.stateless, bool, "stateless")
+        _require(self.json_response, bool, "json_response")
+        for name in ("allowed_hosts", "allowed_origins"):
+            values = getattr(self, name)
+            if values is None:
+                continue
+            if isinstance(values, str) or not all(isinstance(v, str) for v in values):
+                raise TypeError(f"{name} is a list of str")
+            object.__setattr__(self, name, tuple(values))
+        _require(self.max_body_bytes, int, "max_body_bytes")
+        if self.max_body_bytes <= 0:
+            raise ValueError(f"max_body_bytes must be positive; got {self.max_body_bytes}")
+        _require(self.log_level, str, "log_level")
+
+
+def _require(value: Any, kind: type, name: str) -> None:
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError(f"{name} must be a {kind.__name__}; got {value!r}")
+
+
+def http_options(options: HttpOptions | None, changes: dict[str, Any]) -> HttpOptions:
+    """``options`` (default ``HttpOptions()``) with the named fields changed.
+
+    Raises:
+        TypeError: on a name that is not an option.
+    """
+    return dataclasses.replace(options or HttpOptions(), **changes)

@@ -1,0 +1,181 @@
+"""Tool responses: the wire value, its side door, and the helpers that make one (SPEC §1-§3, §9)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, ParamSpec
+
+from mcpfusion import _format as wire
+from mcpfusion._datablock import DataFormat, render_data, to_json, to_jsonable
+from mcpfusion._errors import ErrorEnvelope
+from mcpfusion._parts import ResponseView, Suggestion
+
+P = ParamSpec("P")
+
+
+class _SideDoor:
+    """The slot a built response keeps its ``ResponseView`` in (SPEC §13).
+
+    The slot is not a dataclass field, so equality, ``repr``, ``dataclasses.asdict``,
+    pydantic's dumps, pickling, copies and ``to_mcp()`` see only the three wire fields:
+    the view can never be serialized with the response, and two responses with the same
+    blocks are equal (``success(1) == success(1)``). A copy or an unpickled response is
+    rebuilt from its fields alone and has no view.
+    """
+
+    __slots__ = ("_view",)
+
+
+@dataclass(frozen=True, slots=True, weakref_slot=True)
+class ToolResponse(_SideDoor):
+    """A tool call result: ordered text blocks, the error flag, optional structured content.
+
+    Build it with the helpers (``success``, ``tool_error``, ``response(...).build()``) rather
+    than by hand. ``to_mcp()`` is its wire form.
+    """
+
+    blocks: tuple[str, ...]
+    is_error: bool = False
+    structured_content: dict[str, Any] | None = field(default=None, hash=False)
+
+    def __post_init__(self) -> None:
+        if not self.blocks:
+            raise ValueError("a tool response needs at least one block")
+
+    @property
+    def text(self) -> str:
+        """All blocks joined by a blank line, for logs and quick reads."""
+        return "\n\n".join(self.blocks)
+
+    def to_mcp(self) -> dict[str, Any]:
+        """The MCP ``CallToolResult`` as a JSON-compatible dict."""
+        result: dict[str, Any] = {
+            "content": [{"type": "text", "text": block} for block in self.blocks],
+            "isError": self.is_error,
+        }
+        if self.structured_content is not None:
+            result["structuredContent"] = self.structured_content
+        return result
+
+
+def _with_view(response: ToolResponse, view: ResponseView) -> ToolResponse:
+    object.__setattr__(response, "_view", view)
+    return response
+
+
+def view_of(response: ToolResponse) -> ResponseView | None:
+    """The structured view of a response built by a Presenter or builder, else ``None``."""
+    return getattr(response, "_view", None)
+
+
+def require_view(response: ToolResponse) -> ResponseView:
+    """The structured view of a built response.
+
+    Raises:
+        LookupError: if the response carries none (an error envelope, a hand-made
+            ``ToolResponse``, a copy).
+    """
+    view = view_of(response)
+    if view is None:
+        raise LookupError("this response carries no structured view (SPEC §13)")
+    return view
+
+
+def render(view: ResponseView, data_format: DataFormat = "json") -> ToolResponse:
+    """Renders the parts of a response as its blocks, in SPEC §2 order.
+
+    Entries are folded, neutralized and de-duplicated; the response carries the view of
+    exactly what was sent.
+    """
+    directives = tuple(wire.bullet_entries(view.directives))
+    rules = tuple(wire.bullet_entries(view.system_rules))
+    suggestions = _unique_suggestions(view.suggestions)
+    blocks = [render_data(view.data, data_format)]
+    blocks.extend(block.text for block in view.ui_blocks)
+    blocks.extend(block.text for block in view.embeds)
+    for tag, entries in (
+        (wire.LLM_DIRECTIVES, directives),
+        (wire.DOMAIN_RULES, rules),
+        (wire.ACTION_SUGGESTIONS, tuple(s.entry for s in suggestions)),
+    ):
+        if entries:
+            blocks.append(wire.bullet_block(tag, entries))
+    sent = ResponseView(view.data, view.ui_blocks, view.embeds, directives, rules, suggestions)
+    return _with_view(ToolResponse(tuple(blocks)), sent)
+
+
+def _unique_suggestions(suggestions: Iterable[Suggestion]) -> tuple[Suggestion, ...]:
+    """Folds and neutralizes reasons, dropping later duplicates of the same entry."""
+    unique: dict[str, Suggestion] = {}
+    for suggestion in suggestions:
+        reason = wire.bullet_entry(suggestion.reason)
+        if reason != suggestion.reason:
+            suggestion = Suggestion(suggestion.tool, reason)
+        unique.setdefault(suggestion.entry, suggestion)
+    return tuple(unique.values())
+
+
+def success(data: Any) -> ToolResponse:
+    """A response with only a data block (indented JSON, a str verbatim, ``None`` as OK)."""
+    return render(ResponseView(data))
+
+
+def toon_success(data: Any) -> ToolResponse:
+    """A response whose data block is TOON with the ``|`` delimiter (SPEC §10)."""
+    return render(ResponseView(data), "toon")
+
+
+def success_structured(data: Any) -> ToolResponse:
+    """A JSON text block plus ``structuredContent`` holding the same object (SPEC §12).
+
+    A value that is not an object is wrapped as ``{"result": value}``.
+    """
+    structured = wrap_structured(to_jsonable(data))
+    response = ToolResponse((to_json(structured),), structured_content=structured)
+    return _with_view(response, ResponseView(structured))
+
+
+def wrap_structured(value: Any) -> dict[str, Any]:
+    """Wraps a JSON value that is not an object as ``{"result": value}``."""
+    return value if isinstance(value, dict) else {"result": value}
+
+
+def error_response(envelope: ErrorEnvelope) -> ToolResponse:
+    """The result that sends ``envelope``: ``isError`` unless it is a warning."""
+    return ToolResponse((wire.tool_error(envelope),), is_error=envelope.is_error)
+
+
+def _sending(envelope: Callable[P, ErrorEnvelope]) -> Callable[P, ToolResponse]:
+    def send(*args: P.args, **kwargs: P.kwargs) -> ToolResponse:
+        return error_response(envelope(*args, **kwargs))
+
+    return send
+
+
+tool_error = _sending(ErrorEnvelope)
+tool_error.__name__ = tool_error.__qualname__ = "tool_error"
+tool_error.__doc__ = """A ``<tool_error>`` result (SPEC §9): ``ErrorEnvelope``'s arguments, sent.
+
+Example: ``tool_error("NOT_FOUND", "Invoice INV-9 does not exist.", recovery="...")``;
+``isError`` unless the severity is ``warning``.
+
+Raises:
+    TypeError, ValueError: if a field is malformed (see ``ErrorEnvelope``).
+"""
+
+
+def error(message: str, code: str | None = None) -> ToolResponse:
+    """A plain error envelope with ``message`` (code ``ERROR`` unless given)."""
+    return error_response(ErrorEnvelope(code or "ERROR", message))
+
+
+def required(field: str) -> ToolResponse:
+    """The error for a missing required field."""
+    return error_response(
+        ErrorEnvelope(
+            "MISSING_REQUIRED_FIELD",
+            f"Missing required field: {field}.",
+            recovery=f"Call the tool again with '{field}' set.",
+        )
+    )

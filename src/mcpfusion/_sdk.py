@@ -1,0 +1,97 @@
+"""The mapping onto the official MCP SDK: a low-level ``Server`` answering from an app."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from mcp import types
+from mcp.server import Server, ServerRequestContext
+
+from mcpfusion._context import Progress
+from mcpfusion._failures import escaped, preview
+from mcpfusion._response import ToolResponse
+
+logger = logging.getLogger("mcpfusion")
+
+
+class ServableApp(Protocol):
+    """What a server needs from an app; ``mcpfusion.Fusion`` is one."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def instructions(self) -> str | None: ...
+
+    def list_tools(self) -> list[dict[str, Any]]: ...
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        progress: Progress | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> ToolResponse: ...
+
+
+def to_call_tool_result(response: ToolResponse) -> types.CallToolResult:
+    """The SDK model of ``response.to_mcp()``, built from the blocks without a dict detour."""
+    return types.CallToolResult(
+        content=[types.TextContent(text=block) for block in response.blocks],
+        structured_content=response.structured_content,
+        is_error=response.is_error,
+    )
+
+
+def build_server(app: ServableApp) -> Server[Any]:
+    """A low-level SDK ``Server`` answering ``tools/list`` and ``tools/call`` from ``app``.
+
+    The tool list is read once, here: a definition mistake only the complete list shows
+    (a tool without actions) raises ``DefinitionError`` before the server accepts a
+    client, and the list is fixed for the life of the server, so define every tool first.
+
+    Everything the model should read, including an exception the app failed to contain,
+    is an ``isError`` result; a cancelled call propagates so the SDK drops its response.
+    """
+    tools = [types.Tool.model_validate(tool) for tool in app.list_tools()]
+    listed = types.ListToolsResult(tools=tools)
+    schemas = {tool.name: tool.input_schema for tool in tools}
+
+    async def on_list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return listed
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        # Always handed over: the SDK sends nothing unless the client sent a progress token,
+        # and the in-process client's callback has no token to look for. A report that
+        # cannot be delivered is the app's to contain (Fusion's Request.progress logs it).
+        progress: Progress = ctx.session.report_progress
+        try:
+            response = await app.call_tool(
+                params.name, params.arguments, progress=progress, meta=ctx.meta
+            )
+            if not isinstance(response, ToolResponse):
+                raise TypeError(f"call_tool returned {type(response).__name__}")
+        except Exception:
+            logger.exception("tool %s raised out of the app", preview(params.name))
+            response = escaped(params.name)
+        return to_call_tool_result(response)
+
+    return Server(
+        app.name,
+        version=app.version,
+        instructions=app.instructions,
+        # Answers the 2026 HTTP path's Mcp-Param header check without a tools/list per call.
+        get_tool_input_schema=schemas.get,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+    )

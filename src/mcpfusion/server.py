@@ -1,0 +1,44 @@
+"""Serving an app through the official MCP SDK: stdio, streamable HTTP, or an ASGI app.
+
+``Fusion.run`` and ``Fusion.asgi_app`` are the usual way in; this module is for embedding:
+``build_server(app)`` is the SDK ``Server`` answering from the app, to combine with
+hand-written SDK handlers or run on a transport of your own.
+"""
+
+from __future__ import annotations
+
+import anyio
+from mcp.server.stdio import stdio_server
+
+from mcpfusion._http import asgi_app, is_loopback, run_http, transport_security
+from mcpfusion._options import HttpOptions
+from mcpfusion._sdk import ServableApp, build_server, to_call_tool_result
+
+__all__ = [
+    "HttpOptions",
+    "ServableApp",
+    "asgi_app",
+    "build_server",
+    "is_loopback",
+    "run_http",
+    "run_stdio",
+    "serve_stdio",
+    "to_call_tool_result",
+    "transport_security",
+]
+
+
+async def serve_stdio(app: ServableApp) -> None:
+    """Serves ``app`` over this process's stdin and stdout until stdin closes.
+
+    While serving, file descriptor 1 points at stderr, so a stray ``print`` in a handler
+    cannot corrupt the protocol stream.
+    """
+    server = build_server(app)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def run_stdio(app: ServableApp) -> None:
+    """Serves ``app`` over stdio, blocking until the client closes the stream."""
+    anyio.run(serve_stdio, app)
