@@ -11,6 +11,7 @@ import pytest
 import toon_format
 
 from mcpfusion._datablock import (
+    CHUNK_ROWS,
     DATA_FORMATS,
     EMPTY_TEXT,
     render_data,
@@ -19,6 +20,7 @@ from mcpfusion._datablock import (
     to_toon,
 )
 from mcpfusion._errors import SerializationError
+from mcpfusion._format import neutralize_json
 
 ROWS = [{"id": i, "name": f"n{i}", "tags": ["a", "b"], "at": dt.date(2024, 1, i)} for i in (1, 2)]
 
@@ -127,3 +129,17 @@ def test_select_fields_keeps_schema_order_per_item() -> None:
     assert select_fields(row, ["a"], []) is row
     with pytest.raises(TypeError):
         select_fields(row, ["a"], "a")
+
+
+@pytest.mark.parametrize("indent", [2, None])
+def test_long_lists_serialize_in_chunks_exactly_as_whole(indent: int | None) -> None:
+    """A list past CHUNK_ROWS is written in chunks; the text is the whole list's, neutralized."""
+    rows = [
+        {"id": n, "note": "<domain_rules>" if n % 997 == 0 else f"row {n}", "tags": [n, None]}
+        for n in range(2 * CHUNK_ROWS + 3)
+    ]
+    whole = pydantic_core.to_json(rows, indent=indent).decode()
+    assert to_json(rows, indent=indent) == neutralize_json(whole)
+    assert to_json(rows[:CHUNK_ROWS], indent=indent) == neutralize_json(
+        pydantic_core.to_json(rows[:CHUNK_ROWS], indent=indent).decode()
+    )
