@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any, Self
 
 from mcpfusion._datablock import DATA_FORMATS, DataFormat
-from mcpfusion._parts import ResponseView, Suggestion, UIBlock
+from mcpfusion._parts import BULLET_KINDS, ResponseView, Suggestion, UIBlock
 from mcpfusion._response import ToolResponse, render, success
 
 
@@ -21,7 +21,7 @@ class ResponseBuilder:
         data_format: ``"json"`` (indented, default), ``"compact"`` or ``"toon"``.
     """
 
-    __slots__ = ("_directives", "_embeds", "_rules", "_suggestions", "_ui", "data", "data_format")
+    __slots__ = ("_bullets", "_embeds", "_ui", "data", "data_format")
 
     def __init__(self, data: Any, *, data_format: DataFormat = "json") -> None:
         if data_format not in DATA_FORMATS:
@@ -30,9 +30,8 @@ class ResponseBuilder:
         self.data_format: DataFormat = data_format
         self._ui: list[UIBlock] = []
         self._embeds: list[UIBlock] = []
-        self._directives: list[str] = []
-        self._rules: list[str] = []
-        self._suggestions: list[Suggestion] = []
+        # The entries of each bullet kind, by ResponseView field (SPEC §2 kinds 4 to 6).
+        self._bullets: dict[str, list[Any]] = {kind.field: [] for kind in BULLET_KINDS}
 
     def ui(self, *blocks: UIBlock | None) -> Self:
         """Adds UI blocks (kind 2), in order; ``None`` entries are skipped."""
@@ -46,22 +45,22 @@ class ResponseBuilder:
 
     def directive(self, *hints: str | None) -> Self:
         """Adds ``<llm_directives>`` entries; falsy entries are dropped."""
-        add_checked(self._directives, hints, str, "directive")
+        add_checked(self._bullets["directives"], hints, str, "directive")
         return self
 
     def rule(self, *rules: str | None) -> Self:
         """Adds ``<domain_rules>`` entries; falsy entries are dropped."""
-        add_checked(self._rules, rules, str, "rule")
+        add_checked(self._bullets["system_rules"], rules, str, "rule")
         return self
 
     def suggest(self, tool: str, reason: str) -> Self:
         """Adds one ``<action_suggestions>`` entry, ``tool: reason``."""
-        self._suggestions.append(Suggestion(tool, reason))
+        self._bullets["suggestions"].append(Suggestion(tool, reason))
         return self
 
     def suggestion(self, *suggestions: Suggestion | None) -> Self:
         """Adds prepared suggestions; ``None`` entries are skipped."""
-        add_checked(self._suggestions, suggestions, Suggestion, "suggestion")
+        add_checked(self._bullets["suggestions"], suggestions, Suggestion, "suggestion")
         return self
 
     def merge(self, view: ResponseView, *, with_ui: bool = True) -> Self:
@@ -72,21 +71,14 @@ class ResponseBuilder:
         if with_ui:
             self._embeds += view.ui_blocks
             self._embeds += view.embeds
-        self._directives += view.directives
-        self._rules += view.system_rules
-        self._suggestions += view.suggestions
+        for field, entries in self._bullets.items():
+            entries += getattr(view, field)
         return self
 
     def view(self) -> ResponseView:
         """The parts collected so far, as added (not yet folded or de-duplicated)."""
-        return ResponseView(
-            self.data,
-            tuple(self._ui),
-            tuple(self._embeds),
-            tuple(self._directives),
-            tuple(self._rules),
-            tuple(self._suggestions),
-        )
+        bullets = {field: tuple(entries) for field, entries in self._bullets.items()}
+        return ResponseView(self.data, tuple(self._ui), tuple(self._embeds), **bullets)
 
     def build(self) -> ToolResponse:
         """Renders the blocks in SPEC §2 order; the response carries its structured view."""

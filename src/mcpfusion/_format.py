@@ -25,9 +25,6 @@ RESERVED_TAGS: Final = (
 )
 """Tag names that only the framework may open or close (SPEC §7)."""
 
-BULLET_TAGS: Final = (LLM_DIRECTIVES, DOMAIN_RULES, ACTION_SUGGESTIONS)
-"""The bullet blocks, in the order they are emitted (SPEC §2, kinds 4 to 6)."""
-
 UI_WIDTHS: Final = frozenset({"full", "half", "third"})
 
 SUMMARY_MARKER: Final = "📊 **Summary**: "

@@ -14,16 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from mcpfusion._errors import SEVERITIES, ErrorEnvelope, Severity
-from mcpfusion._format import (
-    ACTION_SUGGESTIONS,
-    DOMAIN_RULES,
-    LLM_DIRECTIVES,
-    TOOL_ERROR,
-    UI_PASSTHROUGH,
-    UI_WIDTHS,
-    VALIDATION_ERROR,
-)
-from mcpfusion._parts import ResponseView, Suggestion, UIBlock
+from mcpfusion._format import TOOL_ERROR, UI_PASSTHROUGH, UI_WIDTHS, VALIDATION_ERROR
+from mcpfusion._parts import BULLET_KINDS, BulletKind, ResponseView, UIBlock
 
 _UI_OPEN = re.compile(rf'<{UI_PASSTHROUGH}((?: [a-z]+="[^"]*")*)>\n')
 _UI_CLOSE = f"\n</{UI_PASSTHROUGH}>"
@@ -104,14 +96,16 @@ def _bullets(text: str, tag: str) -> list[str] | None:
     return [line[2:] for line in text[len(head) : len(text) - len(tail)].split("\n")]
 
 
-def _suggestions(entries: list[str]) -> tuple[Suggestion, ...] | None:
-    try:
-        return tuple(
-            Suggestion(tool, reason)
-            for tool, _, reason in (entry.partition(": ") for entry in entries)
-        )
-    except ValueError:  # a foreign server's entry naming no valid tool
-        return None
+def _bullet_block(text: str) -> tuple[BulletKind, tuple[Any, ...]] | None:
+    """The kind and entries of a bullet block, or ``None`` if ``text`` is not a valid one."""
+    for kind in BULLET_KINDS:
+        lines = _bullets(text, kind.tag)
+        if lines is not None:
+            try:
+                return kind, tuple(map(kind.read, lines))
+            except ValueError:  # a foreign server's suggestion naming no valid tool
+                return None
+    return None
 
 
 def parse_error(text: str) -> ErrorEnvelope | None:
@@ -167,23 +161,17 @@ def parse(content: Iterable[Any]) -> ParsedResponse:
     error = parse_error(data_text)
     data, is_json = (None, False) if error is not None else _decode(data_text)
     ui: list[UIBlock] = []
-    directives: tuple[str, ...] = ()
-    rules: tuple[str, ...] = ()
-    suggestions: tuple[Suggestion, ...] = ()
+    bullets: dict[str, tuple[Any, ...]] = {}
     others: list[str] = []
     for text in rest:
         block = parse_ui_block(text)
+        bullet = None if block is not None else _bullet_block(text)
         if block is not None:
             ui.append(block)
-        elif (entries := _bullets(text, LLM_DIRECTIVES)) is not None:
-            directives = tuple(entries)
-        elif (entries := _bullets(text, DOMAIN_RULES)) is not None:
-            rules = tuple(entries)
-        elif (entries := _bullets(text, ACTION_SUGGESTIONS)) is not None and (
-            found := _suggestions(entries)
-        ) is not None:
-            suggestions = found
+        elif bullet is not None:
+            kind, entries = bullet
+            bullets[kind.field] = entries
         else:
             others.append(text)
-    view = ResponseView(data, tuple(ui), (), directives, rules, suggestions)
+    view = ResponseView(data, tuple(ui), (), **bullets)
     return ParsedResponse(view, error, tuple(others), is_json)

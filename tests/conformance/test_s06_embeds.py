@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from mcpfusion import DefinitionError, PresenterError, UIBlock, ui
+from mcpfusion import DefinitionError, PresenterError, Suggestion, UIBlock, ui
 from mcpfusion._presenter import Presenter, suggest
-from mcpfusion._response import Suggestion, view_of
+from mcpfusion._response import view_of
 from tests.conformance.golden import assert_golden
 
 SECRET = "pbkdf2$SECRET-HASH"

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field, computed_field
 
-from mcpfusion import UIBlock, ui
+from mcpfusion import Suggestion, UIBlock, ui
 from mcpfusion._presenter import Presenter, suggest
-from mcpfusion._response import Suggestion, view_of
+from mcpfusion._response import view_of
 from tests.conformance.golden import assert_golden
 
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from mcpfusion import DefinitionError, PresenterError, ResponseBuilder, ui
+from mcpfusion import DefinitionError, PresenterError, ResponseBuilder, Suggestion, ui
 from mcpfusion._presenter import Presenter, suggest
-from mcpfusion._response import Suggestion, view_of
+from mcpfusion._response import view_of
 
 
 class Invoice(BaseModel):

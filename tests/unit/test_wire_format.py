@@ -121,11 +121,6 @@ def test_bullet_block_template() -> None:
     )
 
 
-def test_bullet_tags_in_emission_order() -> None:
-    """BULLET_TAGS lists directives, rules, suggestions: kinds 4 to 6 of SPEC §2."""
-    assert wire.BULLET_TAGS == ("llm_directives", "domain_rules", "action_suggestions")
-
-
 def test_suggestion_entry() -> None:
     """A suggestion line is 'tool: reason'."""
     assert wire.suggestion_entry("billing.remind", "Overdue") == "billing.remind: Overdue"
