@@ -20,6 +20,7 @@ from mcpfusion._jsonschema import QuietJsonSchema
 from mcpfusion._presenter import Presenter
 from mcpfusion._response import ToolResponse, success
 from mcpfusion._structured import OutputSchema
+from mcpfusion._threads import run_in_thread
 
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 """Names MCP allows for tools; action names follow the same rule."""
@@ -153,20 +154,21 @@ class Action:
         return {p.name: getattr(model, p.field) for p in self.params}
 
     async def invoke(self, kwargs: dict[str, Any], request: Request, context: Any) -> Any:
-        """Runs the handler; a sync handler runs in a worker thread.
+        """Runs the handler; a sync handler runs in a worker thread (see ``_threads``).
 
-        A thread cannot be interrupted: when the call is cancelled, a sync handler is
-        abandoned and finishes in the background, its result dropped.
+        A thread cannot be interrupted: when the call is cancelled, the caller stops
+        waiting, ``ctx.cancelled`` turns true, and the handler finishes in the background,
+        its result dropped.
         """
         for name, kind in self.injected:
             kwargs[name] = Context(request) if _needs_base(context, kind) else context
         if self.is_async:
-            return await self.handler(**kwargs)
-        # Without abandoning, a cancelled call (client gone, timeout) would still wait
-        # for the handler to end, holding its task and the caller's cancel scope.
-        result = await anyio.to_thread.run_sync(
-            functools.partial(self.handler, **kwargs), abandon_on_cancel=True
-        )
+            try:
+                return await self.handler(**kwargs)
+            except anyio.get_cancelled_exc_class():
+                request.cancel()
+                raise
+        result = await run_in_thread(functools.partial(self.handler, **kwargs), request.cancel)
         return await result if inspect.isawaitable(result) else result
 
     async def respond(self, value: Any, context: Any, select: Sequence[str] | None) -> ToolResponse:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
+import anyio
 from pydantic import ValidationError
 
 from mcpfusion._action import Action
@@ -217,7 +218,14 @@ class Fusion:
                 context = await context
             value = await action.invoke(kwargs, request, context)
             return await action.respond(value, context, select)
-        except Exception as exc:  # everything but cancellation becomes a result
+        except Exception as exc:
+            return from_exception(exc, request.tool, request.action)
+        except BaseException as exc:
+            # Cancellation propagates; anything else a handler or a library in it raises
+            # (SystemExit from sys.exit(), KeyboardInterrupt, GeneratorExit) fails this
+            # call, not the server.
+            if _is_cancellation(exc):
+                raise
             return from_exception(exc, request.tool, request.action)
 
     # -- serving ---------------------------------------------------------------------------
@@ -291,6 +299,14 @@ class Fusion:
         for name in listed:
             self._listed[name] = tool
         self._catalog = None  # rebuilt, once, when next read
+
+
+def _is_cancellation(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or a task group's exception holds, a cancellation."""
+    cancelled = anyio.get_cancelled_exc_class()
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.subgroup(cancelled) is not None
+    return isinstance(exc, cancelled)
 
 
 def _product_type(factory: ContextFactory) -> type | None:

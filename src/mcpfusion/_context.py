@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
+
+from mcpfusion._format import fold_lines, neutralize
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 """Receives ``(done, total, message)`` progress reports; the adapter forwards them to MCP."""
@@ -18,6 +21,18 @@ logger = logging.getLogger("mcpfusion")
 
 NO_META: Mapping[str, Any] = MappingProxyType({})
 """The metadata of a request that carries none: empty and read-only, shared."""
+
+PROGRESS_MESSAGE_LIMIT: Final = 500
+"""A progress message is cut to this many characters."""
+
+
+class _Cancellation:
+    """Whether a call was cancelled; set on the event loop, read from any thread."""
+
+    __slots__ = ("is_set",)
+
+    def __init__(self) -> None:
+        self.is_set = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,21 +53,53 @@ class Request:
     action: str
     meta: Mapping[str, Any] = field(default_factory=lambda: NO_META)
     on_progress: Progress | None = None
+    _cancellation: _Cancellation = field(default_factory=_Cancellation, repr=False, compare=False)
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the call was cancelled (its client left or cancelled it, a timeout)."""
+        return self._cancellation.is_set
+
+    def cancel(self) -> None:
+        """Marks the call cancelled (the framework does, when it cancels the handler)."""
+        self._cancellation.is_set = True
 
     async def progress(
         self, done: float, total: float | None = None, message: str | None = None
     ) -> None:
         """Reports progress to ``on_progress``; a no-op without one.
 
-        Progress is best-effort: a report that cannot be delivered is logged, and the
-        handler carries on (its result is what the client is waiting for).
+        The message follows the text rules of every block (SPEC §7: neutralized, lone
+        surrogates as U+FFFD, line breaks folded) and is cut to ``PROGRESS_MESSAGE_LIMIT``
+        characters. Progress is best-effort: a report that cannot be delivered is logged,
+        and the handler carries on (its result is what the client is waiting for).
+
+        Raises:
+            TypeError: if ``done`` or ``total`` is not a number, or ``message`` not a str.
+            ValueError: if ``done`` or ``total`` is NaN or infinite (JSON cannot carry it).
         """
+        _check_number("done", done)
+        if total is not None:
+            _check_number("total", total)
+        if message is not None:
+            if not isinstance(message, str):
+                raise TypeError(f"a progress message is a str; got {type(message).__name__}")
+            message = neutralize(fold_lines(message[: PROGRESS_MESSAGE_LIMIT + 1]))
+            if len(message) > PROGRESS_MESSAGE_LIMIT:
+                message = message[: PROGRESS_MESSAGE_LIMIT - 1] + "…"
         if self.on_progress is None:
             return
         try:
-            await self.on_progress(done, total, message)
+            await self.on_progress(float(done), None if total is None else float(total), message)
         except Exception:
             logger.warning("%s/%s: a progress report failed", self.tool, self.action, exc_info=True)
+
+
+def _check_number(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"progress {name} is a number; got {type(value).__name__}")
+    if not math.isfinite(value):
+        raise ValueError(f"progress {name} must be finite; got {value!r}")
 
 
 class Context:
@@ -90,6 +137,16 @@ class Context:
     def meta(self) -> Mapping[str, Any]:
         """The request's metadata."""
         return self.request.meta
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the call was cancelled.
+
+        An async handler is cancelled where it awaits. A sync handler runs in a thread
+        that cannot be interrupted: it runs to its end and its result is dropped, so a
+        handler that changes something should check ``ctx.cancelled`` before committing.
+        """
+        return self.request.cancelled
 
     async def progress(
         self, done: float, total: float | None = None, message: str | None = None

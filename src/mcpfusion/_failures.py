@@ -85,7 +85,7 @@ def validation_failure(target: str, problems: Sequence[FieldProblem]) -> ToolRes
     return ToolResponse((wire.validation_error(target, problems),), is_error=True)
 
 
-def from_exception(exc: Exception, tool: str, action: str) -> ToolResponse:
+def from_exception(exc: BaseException, tool: str, action: str) -> ToolResponse:
     """The result for an exception that escaped a handler, its context or its rendering.
 
     A ``ToolError`` is the handler's own envelope. Everything else is a server defect: the
@@ -132,13 +132,10 @@ def escaped(name: str) -> ToolResponse:
     )
 
 
-def _only_leaf(exc: Exception) -> Exception:
+def _only_leaf(exc: BaseException) -> BaseException:
     """The single exception inside nested one-member groups (as task groups raise)."""
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        inner = exc.exceptions[0]
-        if not isinstance(inner, Exception):
-            break
-        exc = inner
+        exc = exc.exceptions[0]
     return exc
 
 

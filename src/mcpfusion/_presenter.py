@@ -13,6 +13,7 @@ from mcpfusion import ui
 from mcpfusion._builder import ResponseBuilder
 from mcpfusion._datablock import DATA_FORMATS, DataFormat, select_fields
 from mcpfusion._errors import DefinitionError, PresenterError
+from mcpfusion._failures import SENT_LIMIT, cut
 from mcpfusion._format import TRUNCATION_NOTICE
 from mcpfusion._masking import Mask, collector_paused
 from mcpfusion._parts import ResponseView, Suggestion, UIBlock
@@ -329,7 +330,7 @@ class Presenter:
         try:
             return self._mask.one(item)
         except ValidationError as exc:
-            raise self._error(exc, collection=False) from None
+            raise self._error(exc, collection=False) from exc
 
     def _masked_many(self, rows: Sequence[Any]) -> list[dict[str, Any]]:
         if len(rows) <= CHUNK_ROWS:
@@ -343,15 +344,18 @@ class Presenter:
         try:
             return self._mask.many(rows)
         except ValidationError as exc:
-            raise self._error(exc, collection=True, offset=offset) from None
+            raise self._error(exc, collection=True, offset=offset) from exc
 
     def _error(self, exc: ValidationError, *, collection: bool, offset: int = 0) -> PresenterError:
-        first = exc.errors(include_url=False, include_input=False)[0]
+        # The path and pydantic's error type only: its message can quote the data, or what
+        # an attribute getter raised (addresses, secrets, file paths). The whole error is
+        # chained to the PresenterError, so the server log has it.
+        first = exc.errors(include_url=False, include_input=False, include_context=False)[0]
         loc = list(first["loc"])
         index = loc.pop(0) if collection and loc and isinstance(loc[0], int) else None
-        path = ".".join(str(part) for part in loc)
+        path = cut(".".join(str(part)[: SENT_LIMIT + 1] for part in loc))
         return PresenterError(
-            self.name, offset + index if isinstance(index, int) else None, path, first["msg"]
+            self.name, offset + index if isinstance(index, int) else None, path, first["type"]
         )
 
 

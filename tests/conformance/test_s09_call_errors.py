@@ -270,8 +270,8 @@ async def test_presenter_fed_bad_data(caplog: pytest.LogCaptureFixture) -> None:
     assert result.blocks == (
         '<tool_error code="PRESENTER_ERROR" severity="error">\n'
         "<message>Action 'bad_row' of tool 'shop' could not present its data. Presenter "
-        "'Item' rejected item 1, field 'price': Input should be a valid integer, unable to "
-        "parse string as an integer</message>\n<recovery>This is a defect on the server "
+        "'Item' rejected item 1, field 'price': int_parsing</message>\n"
+        "<recovery>This is a defect on the server "
         "side: retrying the same call will not help. Tell the user this action is "
         "unavailable.</recovery>\n</tool_error>",
     )

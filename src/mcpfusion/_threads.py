@@ -1,0 +1,116 @@
+"""Sync handlers in worker threads, counted while they run, not while their callers wait.
+
+A thread cannot be interrupted. When a call is cancelled (its client left, a timeout) the
+caller stops waiting at once, but the handler's thread runs on to the end of the handler;
+its slot is held until then, so clients that hang up can never make more than
+``HANDLER_THREADS`` handler threads run at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+from collections.abc import Callable
+from typing import Final, TypeVar
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+from anyio.lowlevel import RunVar
+
+T = TypeVar("T")
+
+HANDLER_THREADS: Final = 40
+"""At most this many sync handlers run at once (anyio's default worker count)."""
+
+_RUNNING: RunVar[anyio.CapacityLimiter] = RunVar("mcpfusion_handler_threads")
+_UNBOUNDED: RunVar[anyio.CapacityLimiter] = RunVar("mcpfusion_unbounded")
+
+_PENDING, _RUNNING_STATE, _ORPHANED, _DONE, _ABANDONED = range(5)
+
+
+def _limiter(var: RunVar[anyio.CapacityLimiter], tokens: float) -> anyio.CapacityLimiter:
+    try:
+        return var.get()
+    except LookupError:
+        limiter = anyio.CapacityLimiter(tokens)
+        var.set(limiter)
+        return limiter
+
+
+class _Slot:
+    """One running-thread slot and who gives it back: the caller, or an orphaned thread."""
+
+    __slots__ = ("_limiter", "_lock", "_state")
+
+    def __init__(self, limiter: anyio.CapacityLimiter) -> None:
+        self._limiter = limiter
+        self._lock = threading.Lock()
+        self._state = _PENDING
+
+    def start(self) -> bool:
+        """In the thread: whether to run (the caller may have left before it started)."""
+        with self._lock:
+            if self._state == _ABANDONED:
+                return False
+            self._state = _RUNNING_STATE
+            return True
+
+    def finish(self) -> None:
+        """In the thread, after the handler: an orphaned thread gives its slot back."""
+        with self._lock:
+            orphaned = self._state == _ORPHANED
+            self._state = _DONE
+        if orphaned:
+            # RuntimeError: the event loop is gone, and the limiter with it.
+            with contextlib.suppress(RuntimeError):
+                anyio.from_thread.run_sync(self._limiter.release_on_behalf_of, self)
+
+    def leave(self) -> None:
+        """On the loop, when the caller is cancelled: release now unless the thread runs."""
+        with self._lock:
+            if self._state == _RUNNING_STATE:
+                self._state = _ORPHANED
+                return
+            self._state = _ABANDONED
+        self._limiter.release_on_behalf_of(self)
+
+
+async def run_in_thread(fn: Callable[[], T], on_cancel: Callable[[], None]) -> T | None:
+    """Runs ``fn`` in a worker thread, waiting for a free slot first.
+
+    Args:
+        fn: the work; its exceptions (any ``BaseException``) propagate to the caller.
+        on_cancel: called on the event loop when the caller is cancelled, so the work
+            can see it (``ctx.cancelled``) and stop early.
+
+    Returns:
+        What ``fn`` returned (``None`` only if it never started).
+    """
+    limiter = _limiter(_RUNNING, HANDLER_THREADS)
+    slot = _Slot(limiter)
+    await limiter.acquire_on_behalf_of(slot)
+
+    def work() -> T | None:
+        if not slot.start():
+            return None
+        try:
+            return fn()
+        finally:
+            slot.finish()
+
+    try:
+        # Our slots bound the threads; anyio's own limiter would count waiting callers.
+        result = await anyio.to_thread.run_sync(
+            work, abandon_on_cancel=True, limiter=_limiter(_UNBOUNDED, math.inf)
+        )
+    except anyio.get_cancelled_exc_class():
+        on_cancel()
+        slot.leave()
+        raise
+    except BaseException:
+        limiter.release_on_behalf_of(slot)
+        raise
+    limiter.release_on_behalf_of(slot)
+    return result
