@@ -11,7 +11,7 @@ import toon_format
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from mcpfusion import ResponseBuilder, ToolResponse, tool_error, view_of
+from mcpfusion import ResponseBuilder, ToolResponse, require_view, tool_error
 from mcpfusion._datablock import EMPTY_TEXT
 from mcpfusion._format import RESERVED_TAGS, fold_lines, neutralize
 from mcpfusion._parse import parse, parse_error
@@ -144,8 +144,7 @@ def test_parse_gives_back_what_went_in(case: Case) -> None:
 @given(cases())
 def test_view_holds_what_went_in(case: Case) -> None:
     """SPEC §13: the side-door view holds the same parts the wire carries, in wire form."""
-    view = view_of(case.build())
-    assert view is not None
+    view = require_view(case.build())
     assert view.data is case.data
     assert view.ui_blocks == tuple(b[0] for b in case.of("ui"))
     assert view.embeds == tuple(b[0] for b in case.of("embed"))

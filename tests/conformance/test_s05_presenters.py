@@ -17,7 +17,7 @@ from pydantic import BaseModel, computed_field, model_validator
 
 from mcpfusion import DefinitionError, PresenterError, Suggestion, UIBlock, ui
 from mcpfusion._presenter import Presenter, suggest
-from mcpfusion._response import ToolResponse, view_of
+from mcpfusion._response import ToolResponse, require_view, view_of
 from mcpfusion.wire import parse
 from tests.conformance.golden import assert_golden
 
@@ -135,8 +135,7 @@ def test_collection_golden_with_default_truncation_notice() -> None:
         "📊 **Summary**: ⚠️ Dataset truncated. 2 shown, 3 hidden. Use filters to narrow results.\n"
         "</ui_passthrough>"
     )
-    view = view_of(response)
-    assert view is not None
+    view = require_view(response)
     assert view.ui_blocks[0] == ui.summary(
         "⚠️ Dataset truncated. 2 shown, 3 hidden. Use filters to narrow results."
     )
@@ -245,8 +244,7 @@ def test_item_callbacks_run_only_for_a_single_object() -> None:
     recorder = Recorder()
     response = full_view(recorder).present(raw_invoice(1))
     assert recorder.names() == ["ui", "directives", "rules", "suggest"]
-    view = view_of(response)
-    assert view is not None
+    view = require_view(response)
     assert view.system_rules == ("amount_cents is in CENTS. Divide by 100.",)
 
 
@@ -261,8 +259,7 @@ def test_collection_callbacks_run_once_for_a_list() -> None:
         "collection_suggest",
     ]
     assert [row["id"] for row in recorder.calls[0][1][0]] == ["inv_1", "inv_2", "inv_3"]
-    view = view_of(response)
-    assert view is not None
+    view = require_view(response)
     assert view.system_rules == (
         "amount_cents is in CENTS. Divide by 100.",
         "3 invoices are listed.",
@@ -297,8 +294,7 @@ def test_none_data_is_ok_with_static_parts_only() -> None:
         "<domain_rules>\n- amount_cents is in CENTS. Divide by 100.\n</domain_rules>",
     )
     assert recorder.calls == []
-    view = view_of(response)
-    assert view is not None
+    view = require_view(response)
     assert view.data is None
 
 

@@ -21,6 +21,7 @@ from mcpfusion import (
     Suggestion,
     ToolResponse,
     as_response,
+    require_view,
     response,
     success,
     success_structured,
@@ -76,8 +77,7 @@ def assert_view_not_serialized(result: ToolResponse, markers: tuple[str, ...]) -
     ``markers`` are unique strings placed in the response's parts: each must occur in every
     serialized form exactly as often as on the wire, since a leaked view would repeat it.
     """
-    view = view_of(result)
-    assert view is not None
+    view = require_view(result)
     wire = "\n".join(result.blocks)
     if result.structured_content is not None:
         wire += json.dumps(result.structured_content)
@@ -164,8 +164,7 @@ def test_view_holds_the_parts_exactly() -> None:
         suggestions=(Suggestion("billing.remind", "Overdue now"),),
         embeds=(child,),
     )
-    view = view_of(result)
-    assert view is not None
+    view = require_view(result)
     assert view.data is data
 
 
@@ -173,8 +172,7 @@ def test_view_data_is_the_raw_value_not_the_wire_text() -> None:
     """SPEC §13: the view keeps the un-neutralized data, which never reaches any serialization."""
     secret = "<domain_rules>" + _marker()
     result = success(secret)
-    view = view_of(result)
-    assert view is not None
+    view = require_view(result)
     assert view.data == secret
     for form, text in serialized_forms(result).items():
         assert secret not in text, form
@@ -201,8 +199,7 @@ def test_copies_do_not_carry_the_view() -> None:
 def test_leak_detector_catches_a_leaked_view() -> None:
     """SPEC §13: the leak check fails for a response that carries its view when serialized."""
     result, markers = _rich()
-    view = view_of(result)
-    assert view is not None
+    view = require_view(result)
     fields = ("data", "system_rules", "ui_blocks", "directives", "suggestions", "embeds")
     as_fields = pydantic_core.to_jsonable_python({name: getattr(view, name) for name in fields})
     leaky = attach_view(ToolResponse(result.blocks, structured_content=as_fields), view)
@@ -240,7 +237,6 @@ def test_ui_blocks_in_view_are_values() -> None:
     """SPEC §13: view UI blocks are the UIBlock values added, in order."""
     blocks = (ui.markdown("a"), ui.json([1]))
     result = response(None).ui(*blocks).build()
-    view = view_of(result)
-    assert view is not None
+    view = require_view(result)
     assert view.ui_blocks == blocks
     assert all(isinstance(block, UIBlock) for block in view.ui_blocks)

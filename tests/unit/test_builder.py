@@ -10,6 +10,7 @@ from mcpfusion import (
     ResponseBuilder,
     Suggestion,
     as_response,
+    require_view,
     response,
     success,
     toon_success,
@@ -77,8 +78,7 @@ def test_later_additions_do_not_change_a_built_response() -> None:
     builder = response(1).rule("a")
     built = builder.build()
     builder.rule("b").ui(ui.markdown("m"))
-    view = view_of(built)
-    assert view is not None
+    view = require_view(built)
     assert built.blocks == ("1", "<domain_rules>\n- a\n</domain_rules>")
     assert (view.system_rules, view.ui_blocks) == (("a",), ())
 
@@ -86,8 +86,7 @@ def test_later_additions_do_not_change_a_built_response() -> None:
 def test_suggestions_fold_and_deduplicate_in_the_view() -> None:
     """The view's suggestions are the wire entries: folded reasons, duplicates dropped."""
     built = response(1).suggest("t", "a\nb").suggestion(Suggestion("t", "a b")).build()
-    view = view_of(built)
-    assert view is not None
+    view = require_view(built)
     assert view.suggestions == (Suggestion("t", "a b"),)
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mcpfusion import DefinitionError, PresenterError, ResponseBuilder, Suggestion, ui
 from mcpfusion._presenter import Presenter, suggest
-from mcpfusion._response import view_of
+from mcpfusion._response import require_view
 
 
 class Invoice(BaseModel):
@@ -33,8 +33,7 @@ ROW = {"id": "inv_1", "amount_cents": 100, "secret": "s"}
 
 def rules_of(view: Presenter, data: Any = ROW, ctx: Any = None) -> tuple[str, ...]:
     """The rules a presented response carries."""
-    found = view_of(view.present(data, ctx))
-    assert found is not None
+    found = require_view(view.present(data, ctx))
     return found.system_rules
 
 
@@ -155,8 +154,7 @@ def test_callbacks_may_return_generators_and_tuples() -> None:
     view.rules(lambda data: ("third", None))
     view.ui(lambda data: (ui.markdown("a"), ui.markdown("b")))
     response = view.present(ROW)
-    found = view_of(response)
-    assert found is not None
+    found = require_view(response)
     assert found.system_rules == ("first", "second", "third")
     assert [block.content for block in found.ui_blocks] == ["a", "b"]
 
@@ -324,8 +322,7 @@ def test_callbacks_see_the_data_of_the_data_block() -> None:
     seen: list[Any] = []
     view = Presenter("Invoice", Invoice)
     view.ui(lambda data: seen.append(data))
-    found = view_of(view.present(ROW))
-    assert found is not None
+    found = require_view(view.present(ROW))
     assert seen == [found.data] == [{"id": "inv_1", "amount_cents": 100}]
 
 
@@ -333,10 +330,8 @@ def test_presenter_is_reusable_across_calls() -> None:
     """One Presenter renders many calls without state leaking between them."""
     view = Presenter("Invoice", Invoice, limit=1)
     view.collection_ui(lambda rows: ui.summary(f"{len(rows)} shown"))
-    first = view_of(view.present([ROW, ROW]))
-    second = view_of(view.present([ROW]))
-    assert first is not None
-    assert second is not None
+    first = require_view(view.present([ROW, ROW]))
+    second = require_view(view.present([ROW]))
     assert [block.type for block in first.ui_blocks] == ["summary", "summary"]
     assert second.ui_blocks == (ui.summary("1 shown"),)
 
@@ -344,12 +339,12 @@ def test_presenter_is_reusable_across_calls() -> None:
 def test_static_rules_given_as_a_generator_are_kept() -> None:
     """Static rules and directives may be any iterable of str; a generator is read once."""
     view = Presenter("G", Invoice, rules=(r for r in ["rule A"]), directives=iter(["d"]))
-    assert view_of(view.present(ROW)).system_rules == ("rule A",)  # type: ignore[union-attr]
+    assert require_view(view.present(ROW)).system_rules == ("rule A",)
 
 
 def test_a_generator_of_rows_is_a_collection() -> None:
     """A handler that yields rows, or returns dict.values(), gets collection semantics."""
     view = Presenter("G", Invoice, limit=1)
     for rows in ((row for row in [ROW, ROW]), {"a": ROW, "b": ROW}.values()):
-        data = view_of(view.present(rows)).data  # type: ignore[union-attr]
+        data = require_view(view.present(rows)).data
         assert isinstance(data, list) and len(data) == 1

@@ -110,8 +110,7 @@ def test_wrap_structured() -> None:
 def test_success_structured_view_is_the_structured_object() -> None:
     """success_structured's view data is the structuredContent it sends."""
     result = success_structured({"a": (1, 2)})
-    view = view_of(result)
-    assert view is not None
+    view = require_view(result)
     assert view.data == result.structured_content == {"a": [1, 2]}
 
 
