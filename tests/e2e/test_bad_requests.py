@@ -58,7 +58,8 @@ async def stats(client: Client) -> dict[str, int]:
     """The slow action's counters in the server process."""
     result = await client.call_tool("ops_stats", {})
     assert result.structured_content is not None
-    return result.structured_content
+    counters: dict[str, int] = result.structured_content
+    return counters
 
 
 async def until(client: Client, key: str, value: int) -> None:

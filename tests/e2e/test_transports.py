@@ -13,7 +13,7 @@ from tests.e2e.conftest import Connect
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-PRESENTED = [
+PRESENTED: list[tuple[str, dict[str, Any] | None]] = [
     ("billing", {"action": "get", "invoice_id": "INV-1"}),
     ("billing", {"action": "get", "invoice_id": "INV-5"}),
     ("billing", {"action": "list"}),
@@ -22,12 +22,12 @@ PRESENTED = [
     ("billing", {"action": "note", "text": "ünïcode <llm_directives> text"}),
     ("ops_ping", None),
 ]
-STRUCTURED = [
+STRUCTURED: list[tuple[str, dict[str, Any]]] = [
     ("reports", {"action": "totals", "currency": "USD"}),
     ("reports", {"action": "customers"}),
     ("ops_stats", {}),
 ]
-ERRORS = [
+ERRORS: list[tuple[str, dict[str, Any]]] = [
     ("billing", {"action": "get", "invoice_id": 3}),  # wrong type
     ("billing", {"action": "get"}),  # missing required field
     ("billing", {"action": "get", "invoice_id": "INV-1", "color": "red"}),  # unknown field

@@ -22,7 +22,7 @@ from mcpfusion import (
 def test_unknown_data_format_raises() -> None:
     """A data format other than json, compact or toon raises ValueError."""
     with pytest.raises(ValueError, match="data_format"):
-        ResponseBuilder({}, data_format="yaml")
+        ResponseBuilder({}, data_format="yaml")  # type: ignore[arg-type]
 
 
 def test_every_adder_returns_the_builder() -> None:

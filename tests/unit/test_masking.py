@@ -21,6 +21,7 @@ from pydantic import (
     field_validator,
     model_serializer,
     model_validator,
+    with_config,
 )
 from typing_extensions import TypedDict
 
@@ -206,8 +207,7 @@ class Computed(BaseModel):
 
     id: int
 
-    @computed_field  # type: ignore[prop-decorator]
-    @property
+    @computed_field  # wraps the method in a property; an explicit @property defeats mypy
     def double(self) -> int:
         """Twice the id."""
         return self.id * 2
@@ -306,10 +306,10 @@ class Loose(BaseModel):
     id: int
 
 
+@with_config(ConfigDict(extra="allow"))
 class LooseDict(TypedDict):
     """A typed dict that keeps undeclared fields."""
 
-    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
     id: int
 
 

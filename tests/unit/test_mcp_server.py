@@ -19,6 +19,7 @@ from mcpfusion._app import Fusion
 from mcpfusion._builder import response
 from mcpfusion._context import Context, Progress
 from mcpfusion._failures import NO_RETRY, preview
+from mcpfusion._options import http_options
 from mcpfusion.server import (
     asgi_app,
     build_server,
@@ -61,7 +62,7 @@ class StubApp:
         if self.behaviour == "raise":
             raise KeyError("secret internals")
         if self.behaviour == "wrong type":
-            return {"content": []}
+            return {"content": []}  # type: ignore[return-value]
         if self.behaviour == "hang":
             self.started.set()
             try:
@@ -350,7 +351,7 @@ def test_fusion_run_http_passes_the_security_options(monkeypatch: pytest.MonkeyP
     calls: list[HttpOptions] = []
     monkeypatch.setattr(
         "mcpfusion.server.run_http",
-        lambda app, options, **changes: calls.append(http.http_options(options, changes)),
+        lambda app, options, **changes: calls.append(http_options(options, changes)),
     )
     Fusion("demo").run(
         "http", host="0.0.0.0", allowed_hosts=["a.example:*"], allowed_origins=["https://b"]
@@ -364,7 +365,9 @@ def test_asgi_app_routes_the_exact_path() -> None:
     """The ASGI app is a Starlette app with one Route (no Mount redirect) at ``path``."""
     app = asgi_app(StubApp(), path="/rpc")
     assert isinstance(app, Starlette)
-    assert [(type(r), r.path) for r in app.routes] == [(Route, "/rpc")]
+    [route] = app.routes
+    assert type(route) is Route
+    assert route.path == "/rpc"
 
 
 def test_fusion_serving_methods_delegate() -> None:
@@ -372,4 +375,4 @@ def test_fusion_serving_methods_delegate() -> None:
     app = Fusion("demo")
     assert isinstance(app.asgi_app(path="/x"), Starlette)
     with pytest.raises(ValueError, match="transport must be 'stdio' or 'http'"):
-        app.run("sse")
+        app.run("sse")  # type: ignore[arg-type]

@@ -7,8 +7,14 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from mcpfusion import DefinitionError, error, success, success_structured
-from mcpfusion._structured import OutputMismatchError, OutputSchema, merged_output_schema
+from mcpfusion import (
+    DefinitionError,
+    OutputMismatchError,
+    error,
+    success,
+    success_structured,
+)
+from mcpfusion._structured import OutputSchema, merged_output_schema
 
 
 class Node(BaseModel):

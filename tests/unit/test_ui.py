@@ -30,7 +30,7 @@ def test_block_is_a_frozen_value() -> None:
     """UIBlock is immutable and compares and hashes by value."""
     block = ui.markdown("x", title="t")
     with pytest.raises(dataclasses.FrozenInstanceError):
-        block.title = "u"
+        block.title = "u"  # type: ignore[misc]
     assert block == UIBlock("markdown", "x", "t")
     assert len({block, UIBlock("markdown", "x", "t")}) == 1
 
