@@ -57,7 +57,7 @@ def test_content_is_never_empty(result: ToolResponse) -> None:
 
 def test_a_response_without_blocks_is_refused() -> None:
     """SPEC §1: content is never empty, so a ToolResponse cannot be made without blocks."""
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^a tool response needs at least one block$"):
         ToolResponse(())
 
 

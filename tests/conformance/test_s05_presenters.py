@@ -302,7 +302,8 @@ def test_presenter_error_names_presenter_row_and_field() -> None:
     """SPEC §5.1/§9: a bad row 7 raises PresenterError naming the Presenter, index and path."""
     rows = [raw_invoice(n) for n in range(10)]
     del rows[7]["customer"]["email"]
-    with pytest.raises(PresenterError) as caught:
+    message = r"^Presenter 'Invoice' rejected item 7, field 'customer\.email': Field required$"
+    with pytest.raises(PresenterError, match=message) as caught:
         Presenter("Invoice", Invoice).present(rows)
     error = caught.value
     assert (
@@ -320,7 +321,8 @@ def test_presenter_error_for_object_rows_names_the_real_row() -> None:
     """SPEC §5.1: rows given as objects report the failing row, not the first one."""
     rows: list[Any] = [SimpleRecord.from_dict(raw_invoice(n)) for n in range(10)]
     rows[7].amount_cents = "a lot"
-    with pytest.raises(PresenterError) as caught:
+    message = r"^Presenter 'Invoice' rejected item 7, field 'amount_cents': "
+    with pytest.raises(PresenterError, match=message) as caught:
         Presenter("Invoice", Invoice).present(rows)
     assert str(caught.value) == (
         "Presenter 'Invoice' rejected item 7, field 'amount_cents': "
@@ -334,7 +336,9 @@ def test_presenter_error_for_a_single_object() -> None:
     row["amount_cents"] = "ten"
     with pytest.raises(PresenterError, match=r"^Presenter 'Invoice' rejected the object, field "):
         Presenter("Invoice", Invoice).present(row)
-    with pytest.raises(PresenterError) as caught:
+    with pytest.raises(
+        PresenterError, match=r"^Presenter 'Invoice' rejected the object: "
+    ) as caught:
         Presenter("Invoice", Invoice).present("just text")
     assert str(caught.value) == (
         "Presenter 'Invoice' rejected the object: "

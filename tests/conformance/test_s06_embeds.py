@@ -269,7 +269,8 @@ def test_child_error_names_the_child_presenter() -> None:
     """SPEC §6: the child masks with its own schema, so its errors name the child."""
     raw = raw_invoice(1)
     raw["lines"][0]["qty"] = "many"
-    with pytest.raises(PresenterError) as caught:
+    message = r"^Presenter 'InvoiceLine' rejected item 0, field 'qty': "
+    with pytest.raises(PresenterError, match=message) as caught:
         invoice_view().present(raw)
     assert str(caught.value) == (
         "Presenter 'InvoiceLine' rejected item 0, field 'qty': "
@@ -320,8 +321,15 @@ def test_duplicate_embed_key_is_rejected() -> None:
         view.embed("customer", Presenter("Other", Customer))
 
 
-@pytest.mark.parametrize(("key", "child"), [("", None), ("lines", Line), (3, None)])
-def test_bad_embeds_are_rejected(key: Any, child: Any) -> None:
+@pytest.mark.parametrize(
+    ("key", "child", "message"),
+    [
+        ("", None, r"^Presenter 'Invoice': embed key must be a non-empty str$"),
+        ("lines", Line, r"^Presenter 'Invoice': embed 'lines' needs a Presenter$"),
+        (3, None, r"^Presenter 'Invoice': embed key must be a non-empty str$"),
+    ],
+)
+def test_bad_embeds_are_rejected(key: Any, child: Any, message: str) -> None:
     """SPEC §6: an embed needs a non-empty key and a Presenter."""
-    with pytest.raises(DefinitionError):
+    with pytest.raises(DefinitionError, match=message):
         Presenter("Invoice", Invoice).embed(key, child or Presenter("Line", Line))

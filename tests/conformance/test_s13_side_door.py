@@ -7,6 +7,7 @@ import dataclasses
 import gc
 import json
 import pickle
+import re
 import uuid
 import weakref
 from collections.abc import Callable
@@ -203,16 +204,18 @@ def test_leak_detector_catches_a_leaked_view() -> None:
     fields = ("data", "system_rules", "ui_blocks", "directives", "suggestions", "embeds")
     as_fields = pydantic_core.to_jsonable_python({name: getattr(view, name) for name in fields})
     leaky = attach_view(ToolResponse(result.blocks, structured_content=as_fields), view)
-    with pytest.raises(AssertionError):
+    # The first check to fail names the form and the view-only name found in it.
+    leaked_rules = "^" + re.escape("('json.dumps(to_mcp())', 'system_rules')")
+    with pytest.raises(AssertionError, match=leaked_rules):
         assert_view_not_serialized(leaky, markers)
     # The view as pydantic dumps it by default (for a named tuple, a list with no names).
     as_dumped = {"view": pydantic_core.to_jsonable_python(view)}
     leaky = attach_view(ToolResponse(result.blocks, structured_content=as_dumped), view)
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match=leaked_rules):
         assert_view_not_serialized(leaky, markers)
     # Only the data object, by identity, with no view field names.
     leaky = attach_view(ToolResponse(result.blocks, structured_content={"x": view.data}), view)
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match=r"^data object reachable"):
         assert_view_not_serialized(leaky, ())
 
 

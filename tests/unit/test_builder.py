@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -43,24 +44,25 @@ def test_none_entries_are_skipped() -> None:
 
 
 @pytest.mark.parametrize(
-    "add",
+    ("add", "message"),
     [
-        lambda b: b.ui("<ui_passthrough>"),
-        lambda b: b.embed({"type": "markdown"}),
-        lambda b: b.suggestion(("t", "r")),
-        lambda b: b.rule(5),
-        lambda b: b.directive(["x"]),
+        (lambda b: b.ui("<ui_passthrough>"), r"^ui expects UIBlock values; got str$"),
+        (lambda b: b.embed({"type": "markdown"}), r"^embed expects UIBlock values; got dict$"),
+        (lambda b: b.suggestion(("t", "r")), r"^suggestion expects Suggestion values; got tuple$"),
+        (lambda b: b.rule(5), r"^rule expects str values; got int$"),
+        (lambda b: b.directive(["x"]), r"^directive expects str values; got list$"),
     ],
 )
-def test_wrong_kinds_raise_type_error(add: Any) -> None:
+def test_wrong_kinds_raise_type_error(add: Any, message: str) -> None:
     """Adding a value of the wrong kind raises TypeError at the call."""
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=message):
         add(response(1))
 
 
 def test_suggest_validates_the_tool() -> None:
     """suggest() checks the tool name when it is called."""
-    with pytest.raises(ValueError):
+    message = "a suggestion names a tool as 1-128 letters, digits or _.-/; got 'not a tool'"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         response(1).suggest("not a tool", "r")
 
 

@@ -138,7 +138,8 @@ def test_keyword_only_required_parameter_fails_at_registration() -> None:
     def needs_keyword(data: dict[str, Any], *, unit: str) -> str:
         return unit
 
-    with pytest.raises(DefinitionError):
+    message = r"^a Presenter callback takes \(data\) or \(data, ctx\): <function .*\.needs_keyword "
+    with pytest.raises(DefinitionError, match=message):
         Presenter("Invoice", Invoice).rules(needs_keyword)
 
 
@@ -174,7 +175,8 @@ def test_wrong_result_types_are_presenter_errors(register: str, result: Any) -> 
     """A callback returning the wrong kind of value fails the Presenter, caused by TypeError."""
     view = Presenter("Invoice", Invoice)
     getattr(view, register)(lambda data: result)
-    with pytest.raises(PresenterError) as caught:
+    failed = r"^Presenter 'Invoice' failed: a callback raised TypeError$"
+    with pytest.raises(PresenterError, match=failed) as caught:
         view.present(ROW)
     assert isinstance(caught.value.__cause__, TypeError)
     assert str(caught.value) == "Presenter 'Invoice' failed: a callback raised TypeError"
@@ -192,8 +194,10 @@ def test_a_raising_callback_is_a_presenter_error_naming_no_repr() -> None:
     def notice(hidden: int) -> Any:
         raise ValueError("secret")
 
-    for data in (ROW, [ROW]):
-        with pytest.raises(PresenterError) as caught:
+    # A single row meets the raising rule first; a truncated list, the raising notice.
+    for data, raised in ((ROW, "KeyError"), ([ROW], "ValueError")):
+        failed = rf"^Presenter 'Invoice' failed: a callback raised {raised}$"
+        with pytest.raises(PresenterError, match=failed) as caught:
             view.present(data)
         assert "secret" not in str(caught.value)
 

@@ -198,7 +198,8 @@ def test_a_rejected_action_records_nothing() -> None:
     """A conflicting action leaves no trace: its other parameters stay free."""
     types = ParamTypes("t")
     types.add(_a("a", _limit_int))
-    with pytest.raises(DefinitionError):
+    conflict = r"^tool 't': parameter 'limit' is .* in action 'a' but .* in action 'b'; "
+    with pytest.raises(DefinitionError, match=conflict):
         types.add(_a("b", _limit_str_with_note))
     types.add(_a("c", _note_int))
 
