@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -217,18 +216,16 @@ def test_select_problems(raw: Any, problems: list[tuple[str, str]]) -> None:
     assert select_problems(raw, ["a", "b"]) == problems
 
 
-def test_a_huge_bad_list_is_answered_quickly() -> None:
+def test_a_huge_bad_list_gets_one_bounded_envelope() -> None:
     """200,000 bad items cost one bounded envelope, not text for every item (SPEC §9)."""
+    # How long the answer takes is a bound of benchmarks/bounds.py, not of this test.
 
     def total(numbers: list[int]) -> int:
         return sum(numbers)
 
     app = Fusion("srv")
     app.tool("t", exposition="flat").action("total")(total)
-    started = time.perf_counter()
     result = anyio.run(app.call_tool, "t_total", {"numbers": ["x"] * 200_000})
-    elapsed = time.perf_counter() - started
-    assert elapsed < 1.0, f"{elapsed:.2f} s"
     assert result.text.count("<field ") == MAX_FIELDS + 1
     assert "199980 more problems are not listed." in result.text
 
