@@ -16,6 +16,7 @@ one JSON object of the figures.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from typing import Any
 
@@ -78,8 +79,8 @@ def measure(runs: int) -> dict[str, Any]:
     for case, rows in (("plain", make_rows(ROWS)), ("with_lt", make_rows(ROWS, " <b>"))):
         medians = medians_ms(
             {
-                "baseline": lambda rows=rows: pydantic_core.to_json(rows, indent=2),
-                "build": lambda rows=rows: build(rows),
+                "baseline": functools.partial(pydantic_core.to_json, rows, indent=2),
+                "build": functools.partial(build, rows),
             },
             runs=runs,
         )

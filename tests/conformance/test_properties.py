@@ -11,8 +11,8 @@ import toon_format
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from mcpfusion import ResponseBuilder, ToolResponse, tool_error, view_of
-from mcpfusion._datablock import EMPTY_TEXT
+from mcpfusion import ResponseBuilder, ToolResponse, require_view, tool_error
+from mcpfusion._datablock import EMPTY_TEXT, DataFormat
 from mcpfusion._format import RESERVED_TAGS, fold_lines, neutralize
 from mcpfusion._parse import parse, parse_error
 from mcpfusion._parts import UIBlock
@@ -32,6 +32,8 @@ OPENING = {name: re.compile(rf"<{name}(?=[\s/>])", re.I | re.A) for name in RESE
 CLOSING = {name: re.compile(rf"</{name}\s*>", re.I | re.A) for name in RESERVED_TAGS}
 # Stricter: any "<" or "</" followed by the name at all (what neutralization guarantees).
 ANY_MENTION = {name: re.compile(rf"</?{name}", re.I | re.A) for name in RESERVED_TAGS}
+# The formats whose data block parse() reads back (TOON is checked on its own).
+FORMATS: tuple[DataFormat, ...] = ("json", "compact")
 
 
 @dataclass
@@ -39,7 +41,7 @@ class Case:
     """A builder's inputs, the order they were added in, and what must come back."""
 
     data: Any
-    data_format: str
+    data_format: DataFormat
     steps: list[tuple[str, Any]] = field(default_factory=list)
 
     def build(self) -> ToolResponse:
@@ -73,7 +75,7 @@ class Case:
 def cases(draw: st.DrawFn) -> Case:
     """A response with random parts of every kind, added in a random interleaving."""
     data = draw(st.one_of(hostile_text, json_values))
-    data_format = draw(st.sampled_from(["json", "compact"]))
+    data_format = draw(st.sampled_from(FORMATS))
     steps: list[tuple[str, Any]] = []
     steps += [("ui", b) for b in draw(st.lists(ui_blocks(), max_size=3))]
     steps += [("embed", b) for b in draw(st.lists(ui_blocks(), max_size=2))]
@@ -144,8 +146,7 @@ def test_parse_gives_back_what_went_in(case: Case) -> None:
 @given(cases())
 def test_view_holds_what_went_in(case: Case) -> None:
     """SPEC §13: the side-door view holds the same parts the wire carries, in wire form."""
-    view = view_of(case.build())
-    assert view is not None
+    view = require_view(case.build())
     assert view.data is case.data
     assert view.ui_blocks == tuple(b[0] for b in case.of("ui"))
     assert view.embeds == tuple(b[0] for b in case.of("embed"))

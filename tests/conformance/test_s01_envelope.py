@@ -17,6 +17,7 @@ from mcpfusion import (
     tool_error,
     toon_success,
 )
+from mcpfusion._errors import Severity
 
 
 def _text_items(result: dict[str, object]) -> list[dict[str, object]]:
@@ -56,7 +57,7 @@ def test_content_is_never_empty(result: ToolResponse) -> None:
 
 def test_a_response_without_blocks_is_refused() -> None:
     """SPEC §1: content is never empty, so a ToolResponse cannot be made without blocks."""
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^a tool response needs at least one block$"):
         ToolResponse(())
 
 
@@ -68,7 +69,7 @@ def test_success_is_not_an_error_and_has_no_structured_content() -> None:
 
 
 @pytest.mark.parametrize("severity", ["error", "critical"])
-def test_error_envelopes_set_is_error(severity: str) -> None:
+def test_error_envelopes_set_is_error(severity: Severity) -> None:
     """SPEC §1: isError is true on error envelopes of severity error and critical."""
     result = tool_error("X", "m", severity=severity).to_mcp()
     assert result["isError"] is True

@@ -136,7 +136,8 @@ def test_python_types_golden() -> None:
 
 def test_unserializable_value_is_an_internal_error() -> None:
     """SPEC §3: a value that cannot be serialized raises SerializationError (INTERNAL_ERROR)."""
-    with pytest.raises(SerializationError) as caught:
+    unknown = r"^the data cannot be serialized: Unable to serialize unknown type: <class 'object'>$"
+    with pytest.raises(SerializationError, match=unknown) as caught:
         success({"handle": object()})
     assert caught.value.code == "INTERNAL_ERROR"
 

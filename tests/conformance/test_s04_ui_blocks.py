@@ -147,7 +147,7 @@ def test_every_helper_takes_metadata(make: Any) -> None:
     """SPEC §4.2: every helper accepts title, width and priority keywords."""
     block = make(title="T", width="half", priority=0)
     assert (block.title, block.width, block.priority) == ("T", "half", 0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^width must be one of full, half, third; got 'wide'$"):
         make(width="wide")
 
 
@@ -181,7 +181,8 @@ def test_table_escapes_pipes_and_folds_newlines() -> None:
 @pytest.mark.parametrize("row", [["only one"], ["a", "b", "c"], []])
 def test_table_row_of_wrong_length_raises(row: list[str]) -> None:
     """SPEC §4.2: a row whose cell count differs from the header count raises ValueError."""
-    with pytest.raises(ValueError):
+    message = rf"^table row 1 has {len(row)} cells; expected 2 \(one per header\)$"
+    with pytest.raises(ValueError, match=message):
         ui.table(["h1", "h2"], [["ok", "ok"], row])
 
 

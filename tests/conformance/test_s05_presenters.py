@@ -17,7 +17,7 @@ from pydantic import BaseModel, computed_field, model_validator
 
 from mcpfusion import DefinitionError, PresenterError, Suggestion, UIBlock, ui
 from mcpfusion._presenter import Presenter, suggest
-from mcpfusion._response import ToolResponse, view_of
+from mcpfusion._response import ToolResponse, require_view, view_of
 from mcpfusion.wire import parse
 from tests.conformance.golden import assert_golden
 
@@ -135,8 +135,7 @@ def test_collection_golden_with_default_truncation_notice() -> None:
         "📊 **Summary**: ⚠️ Dataset truncated. 2 shown, 3 hidden. Use filters to narrow results.\n"
         "</ui_passthrough>"
     )
-    view = view_of(response)
-    assert view is not None
+    view = require_view(response)
     assert view.ui_blocks[0] == ui.summary(
         "⚠️ Dataset truncated. 2 shown, 3 hidden. Use filters to narrow results."
     )
@@ -245,8 +244,7 @@ def test_item_callbacks_run_only_for_a_single_object() -> None:
     recorder = Recorder()
     response = full_view(recorder).present(raw_invoice(1))
     assert recorder.names() == ["ui", "directives", "rules", "suggest"]
-    view = view_of(response)
-    assert view is not None
+    view = require_view(response)
     assert view.system_rules == ("amount_cents is in CENTS. Divide by 100.",)
 
 
@@ -261,8 +259,7 @@ def test_collection_callbacks_run_once_for_a_list() -> None:
         "collection_suggest",
     ]
     assert [row["id"] for row in recorder.calls[0][1][0]] == ["inv_1", "inv_2", "inv_3"]
-    view = view_of(response)
-    assert view is not None
+    view = require_view(response)
     assert view.system_rules == (
         "amount_cents is in CENTS. Divide by 100.",
         "3 invoices are listed.",
@@ -297,8 +294,7 @@ def test_none_data_is_ok_with_static_parts_only() -> None:
         "<domain_rules>\n- amount_cents is in CENTS. Divide by 100.\n</domain_rules>",
     )
     assert recorder.calls == []
-    view = view_of(response)
-    assert view is not None
+    view = require_view(response)
     assert view.data is None
 
 
@@ -306,7 +302,8 @@ def test_presenter_error_names_presenter_row_and_field() -> None:
     """SPEC §5.1/§9: a bad row 7 raises PresenterError naming the Presenter, index and path."""
     rows = [raw_invoice(n) for n in range(10)]
     del rows[7]["customer"]["email"]
-    with pytest.raises(PresenterError) as caught:
+    message = r"^Presenter 'Invoice' rejected item 7, field 'customer\.email': Field required$"
+    with pytest.raises(PresenterError, match=message) as caught:
         Presenter("Invoice", Invoice).present(rows)
     error = caught.value
     assert str(error) == "Presenter 'Invoice' rejected item 7, field 'customer.email': missing"
@@ -322,7 +319,8 @@ def test_presenter_error_for_object_rows_names_the_real_row() -> None:
     """SPEC §5.1: rows given as objects report the failing row, not the first one."""
     rows: list[Any] = [SimpleRecord.from_dict(raw_invoice(n)) for n in range(10)]
     rows[7].amount_cents = "a lot"
-    with pytest.raises(PresenterError) as caught:
+    message = r"^Presenter 'Invoice' rejected item 7, field 'amount_cents': "
+    with pytest.raises(PresenterError, match=message) as caught:
         Presenter("Invoice", Invoice).present(rows)
     assert str(caught.value) == (
         "Presenter 'Invoice' rejected item 7, field 'amount_cents': int_parsing"
@@ -335,7 +333,9 @@ def test_presenter_error_for_a_single_object() -> None:
     row["amount_cents"] = "ten"
     with pytest.raises(PresenterError, match=r"^Presenter 'Invoice' rejected the object, field "):
         Presenter("Invoice", Invoice).present(row)
-    with pytest.raises(PresenterError) as caught:
+    with pytest.raises(
+        PresenterError, match=r"^Presenter 'Invoice' rejected the object: "
+    ) as caught:
         Presenter("Invoice", Invoice).present("just text")
     assert str(caught.value) == "Presenter 'Invoice' rejected the object: model_attributes_type"
 
@@ -572,8 +572,7 @@ class CheckedInvoice(Invoice):
 class InvoiceWithEuros(Invoice):
     """The same fields plus a computed one, which forces the model-instance path."""
 
-    @computed_field  # type: ignore[prop-decorator]
-    @property
+    @computed_field  # wraps the method in a property; an explicit @property defeats mypy
     def amount_eur(self) -> str:
         """The amount formatted in euros."""
         return f"{self.amount_cents / 100:.2f} EUR"

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from mcpfusion import DefinitionError, PresenterError, Suggestion, UIBlock, ui
 from mcpfusion._presenter import Presenter, suggest
-from mcpfusion._response import view_of
+from mcpfusion._response import require_view, view_of
 from tests.conformance.golden import assert_golden
 
 SECRET = "pbkdf2$SECRET-HASH"
@@ -137,8 +137,7 @@ def test_embed_in_a_single_parent_golden() -> None:
     data = json.loads(response.blocks[0])
     assert list(data) == ["id", "amount_cents", "lines", "customer"]
     assert data["lines"] == [{"sku": "SKU-1-1", "qty": 1}, {"sku": "SKU-1-2", "qty": 2}]
-    view = view_of(response)
-    assert view is not None
+    view = require_view(response)
     assert [block.text for block in view.ui_blocks] == [response.blocks[1]]
     assert [block.text for block in view.embeds] == list(response.blocks[2:5])
     assert view.data == data
@@ -149,8 +148,7 @@ def test_embed_in_a_collection_parent_golden() -> None:
     calls: list[tuple[str, Any]] = []
     response = invoice_view(calls).present([raw_invoice(1, lines=1), raw_invoice(2, lines=3)])
     assert_golden("presenter_embed_collection.txt", response)
-    view = view_of(response)
-    assert view is not None
+    view = require_view(response)
     assert view.embeds == ()
     assert [block.type for block in view.ui_blocks] == ["summary"]
     assert [row["lines"] for row in view.data] == [
@@ -169,8 +167,7 @@ def test_embed_in_a_collection_parent_golden() -> None:
 def test_child_rules_are_merged_parent_first_without_duplicates() -> None:
     """SPEC §6: one rules block, one directives block, one suggestions block, parent first."""
     response = invoice_view().present(raw_invoice(1))
-    view = view_of(response)
-    assert view is not None
+    view = require_view(response)
     assert view.system_rules == (
         "amount_cents is in CENTS.",
         "Shared.",
@@ -200,8 +197,7 @@ def test_embeds_nest_two_levels_golden() -> None:
     assert_golden("presenter_embed_nested.txt", response)
     assert "supplier" not in response.text
     assert "cost_cents" not in response.text
-    view = view_of(response)
-    assert view is not None
+    view = require_view(response)
     assert view.system_rules == ("Product names are public.", "qty is a count of units.")
     assert view.data["lines"][1] == {
         "sku": "SKU-1-2",
@@ -218,8 +214,7 @@ def test_grandchild_of_a_single_child_keeps_its_ui() -> None:
     line.ui(lambda item: ui.markdown(f"Line {item['sku']}"))
     holder = Presenter("Holder", Invoice).embed("line", line)
     raw = {"id": "h", "amount_cents": 1, "line": raw_invoice(1)["lines"][0]}
-    view = view_of(holder.present(raw))
-    assert view is not None
+    view = require_view(holder.present(raw))
     assert [block.content for block in view.embeds] == ["Line SKU-1-1", "Product Part 1"]
 
 
@@ -274,7 +269,8 @@ def test_child_error_names_the_child_presenter() -> None:
     """SPEC §6: the child masks with its own schema, so its errors name the child."""
     raw = raw_invoice(1)
     raw["lines"][0]["qty"] = "many"
-    with pytest.raises(PresenterError) as caught:
+    message = r"^Presenter 'InvoiceLine' rejected item 0, field 'qty': "
+    with pytest.raises(PresenterError, match=message) as caught:
         invoice_view().present(raw)
     assert str(caught.value) == "Presenter 'InvoiceLine' rejected item 0, field 'qty': int_parsing"
 
@@ -322,8 +318,15 @@ def test_duplicate_embed_key_is_rejected() -> None:
         view.embed("customer", Presenter("Other", Customer))
 
 
-@pytest.mark.parametrize(("key", "child"), [("", None), ("lines", Line), (3, None)])
-def test_bad_embeds_are_rejected(key: Any, child: Any) -> None:
+@pytest.mark.parametrize(
+    ("key", "child", "message"),
+    [
+        ("", None, r"^Presenter 'Invoice': embed key must be a non-empty str$"),
+        ("lines", Line, r"^Presenter 'Invoice': embed 'lines' needs a Presenter$"),
+        (3, None, r"^Presenter 'Invoice': embed key must be a non-empty str$"),
+    ],
+)
+def test_bad_embeds_are_rejected(key: Any, child: Any, message: str) -> None:
     """SPEC §6: an embed needs a non-empty key and a Presenter."""
-    with pytest.raises(DefinitionError):
+    with pytest.raises(DefinitionError, match=message):
         Presenter("Invoice", Invoice).embed(key, child or Presenter("Line", Line))

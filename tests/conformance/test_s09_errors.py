@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mcpfusion import error, required, tool_error
+from mcpfusion._errors import Severity
 from mcpfusion._format import validation_error
 from mcpfusion._parse import parse
 from tests.conformance.golden import assert_golden
@@ -76,7 +77,7 @@ def test_warning_is_not_an_error() -> None:
 
 
 @pytest.mark.parametrize("severity", ["error", "critical"])
-def test_error_and_critical_are_errors(severity: str) -> None:
+def test_error_and_critical_are_errors(severity: Severity) -> None:
     """SPEC §9: severities error and critical have isError true."""
     assert tool_error("C", "m", severity=severity).is_error is True
 
@@ -85,7 +86,7 @@ def test_error_and_critical_are_errors(severity: str) -> None:
 def test_unknown_severity_raises(severity: str) -> None:
     """SPEC §9: severity is one of warning, error, critical."""
     with pytest.raises(ValueError, match="severity"):
-        tool_error("C", "m", severity=severity)
+        tool_error("C", "m", severity=severity)  # type: ignore[arg-type]
 
 
 def test_error_helper() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from mcpfusion import success_structured, view_of
+from mcpfusion import require_view, success_structured
 
 
 class Total(pydantic.BaseModel):
@@ -65,6 +65,5 @@ def test_structured_content_is_json_compatible() -> None:
 def test_structured_success_has_a_view() -> None:
     """SPEC §13: the side door is reachable from a structured success too."""
     result = success_structured([1])
-    view = view_of(result)
-    assert view is not None
+    view = require_view(result)
     assert view.data == {"result": [1]}

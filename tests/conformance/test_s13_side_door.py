@@ -7,6 +7,7 @@ import dataclasses
 import gc
 import json
 import pickle
+import re
 import uuid
 import weakref
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from mcpfusion import (
     Suggestion,
     ToolResponse,
     as_response,
+    require_view,
     response,
     success,
     success_structured,
@@ -76,8 +78,7 @@ def assert_view_not_serialized(result: ToolResponse, markers: tuple[str, ...]) -
     ``markers`` are unique strings placed in the response's parts: each must occur in every
     serialized form exactly as often as on the wire, since a leaked view would repeat it.
     """
-    view = view_of(result)
-    assert view is not None
+    view = require_view(result)
     wire = "\n".join(result.blocks)
     if result.structured_content is not None:
         wire += json.dumps(result.structured_content)
@@ -164,8 +165,7 @@ def test_view_holds_the_parts_exactly() -> None:
         suggestions=(Suggestion("billing.remind", "Overdue now"),),
         embeds=(child,),
     )
-    view = view_of(result)
-    assert view is not None
+    view = require_view(result)
     assert view.data is data
 
 
@@ -173,8 +173,7 @@ def test_view_data_is_the_raw_value_not_the_wire_text() -> None:
     """SPEC §13: the view keeps the un-neutralized data, which never reaches any serialization."""
     secret = "<domain_rules>" + _marker()
     result = success(secret)
-    view = view_of(result)
-    assert view is not None
+    view = require_view(result)
     assert view.data == secret
     for form, text in serialized_forms(result).items():
         assert secret not in text, form
@@ -201,21 +200,22 @@ def test_copies_do_not_carry_the_view() -> None:
 def test_leak_detector_catches_a_leaked_view() -> None:
     """SPEC §13: the leak check fails for a response that carries its view when serialized."""
     result, markers = _rich()
-    view = view_of(result)
-    assert view is not None
+    view = require_view(result)
     fields = ("data", "system_rules", "ui_blocks", "directives", "suggestions", "embeds")
     as_fields = pydantic_core.to_jsonable_python({name: getattr(view, name) for name in fields})
     leaky = attach_view(ToolResponse(result.blocks, structured_content=as_fields), view)
-    with pytest.raises(AssertionError):
+    # The first check to fail names the form and the view-only name found in it.
+    leaked_rules = "^" + re.escape("('json.dumps(to_mcp())', 'system_rules')")
+    with pytest.raises(AssertionError, match=leaked_rules):
         assert_view_not_serialized(leaky, markers)
     # The view as pydantic dumps it by default (for a named tuple, a list with no names).
     as_dumped = {"view": pydantic_core.to_jsonable_python(view)}
     leaky = attach_view(ToolResponse(result.blocks, structured_content=as_dumped), view)
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match=leaked_rules):
         assert_view_not_serialized(leaky, markers)
     # Only the data object, by identity, with no view field names.
     leaky = attach_view(ToolResponse(result.blocks, structured_content={"x": view.data}), view)
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match=r"^data object reachable"):
         assert_view_not_serialized(leaky, ())
 
 
@@ -240,7 +240,6 @@ def test_ui_blocks_in_view_are_values() -> None:
     """SPEC §13: view UI blocks are the UIBlock values added, in order."""
     blocks = (ui.markdown("a"), ui.json([1]))
     result = response(None).ui(*blocks).build()
-    view = view_of(result)
-    assert view is not None
+    view = require_view(result)
     assert view.ui_blocks == blocks
     assert all(isinstance(block, UIBlock) for block in view.ui_blocks)

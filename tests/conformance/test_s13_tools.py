@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 from pydantic import BaseModel
@@ -26,6 +26,14 @@ from tests.conformance.sample_app import app as sample_app
 from tests.conformance.sample_app import void_invoice
 
 pytestmark = pytest.mark.anyio
+
+
+class Hints(TypedDict, total=False):
+    """The behaviour flags an action may be defined with."""
+
+    read_only: bool
+    destructive: bool
+    idempotent: bool
 
 
 @pytest.mark.parametrize(
@@ -153,7 +161,7 @@ def test_flat_names_use_the_separator() -> None:
         ),
     ],
 )
-def test_annotations_aggregate(flags: list[dict[str, bool]], expected: dict[str, bool]) -> None:
+def test_annotations_aggregate(flags: list[Hints], expected: dict[str, bool]) -> None:
     """SPEC §13: readOnly when all are, destructive when any is, idempotent when all are."""
     app = Fusion("t")
     tool = app.tool("t")

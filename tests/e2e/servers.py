@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -124,8 +124,3 @@ def run_cli(*args: str, timeout: float = 60, **kwargs: Any) -> subprocess.Comple
         check=False,
         **kwargs,
     )
-
-
-def texts(content: Sequence[Any]) -> list[str]:
-    """The text of each content item of a client-side result."""
-    return [item.text for item in content]

@@ -11,6 +11,7 @@ from anyio.streams.text import TextReceiveStream
 from mcp import Client, StdioServerParameters
 
 from mcpfusion.terminal import TokenCounter, definition_json
+from tests.client_results import first_text
 from tests.e2e.servers import CLI_SCRIPT, REPO, TARGET, http_server, run_cli
 
 pytestmark = pytest.mark.e2e
@@ -130,7 +131,7 @@ async def test_run_serves_stdio_to_the_client(app: Any) -> None:
             result = await client.call_tool("billing", {"action": "fail"})  # logs a traceback
             ping = await client.call_tool("ops_ping", {})
     assert [t.name for t in listed.tools] == [t["name"] for t in app.list_tools()]
-    assert result.is_error and ping.content[0].text == "pong"
+    assert result.is_error and first_text(ping) == "pong"
 
 
 @pytest.mark.anyio
@@ -167,4 +168,4 @@ async def test_run_http_announces_its_endpoint() -> None:
     with anyio.fail_after(30):
         async with http_server("--path", "/custom") as url, Client(url) as client:
             assert url.endswith("/custom")
-            assert (await client.call_tool("ops_ping", {})).content[0].text == "pong"
+            assert first_text(await client.call_tool("ops_ping", {})) == "pong"

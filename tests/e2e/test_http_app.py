@@ -10,6 +10,7 @@ import pytest
 from mcp import Client
 
 from mcpfusion.server import asgi_app
+from tests.client_results import first_text, texts
 from tests.e2e.servers import http_server, uvicorn_in_process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -76,8 +77,8 @@ async def test_json_response_mode_serves_calls(app: Any, stateless: bool) -> Non
     """With JSON responses the results are whole; progress is not delivered (no stream)."""
     seen: list[float] = []
 
-    async def on_progress(done: float, total: float | None, message: str | None) -> None:
-        seen.append(done)
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
 
     asgi = asgi_app(app, json_response=True, stateless=stateless)
     arguments = {"action": "get", "invoice_id": "INV-3"}
@@ -91,8 +92,8 @@ async def test_json_response_mode_serves_calls(app: Any, stateless: bool) -> Non
                 "billing", {"action": "export", "rows": 2}, progress_callback=on_progress
             )
     expected = (await app.call_tool("billing", arguments)).to_mcp()
-    assert [c.text for c in result.content] == [c["text"] for c in expected["content"]]
-    assert exported.content[0].text == "exported 2 rows"
+    assert texts(result.content) == [c["text"] for c in expected["content"]]
+    assert first_text(exported) == "exported 2 rows"
     assert seen == []
 
 

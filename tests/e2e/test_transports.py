@@ -8,11 +8,12 @@ import anyio
 import pytest
 
 from mcpfusion.wire import parse
+from tests.client_results import first_text, texts
 from tests.e2e.conftest import Connect
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-PRESENTED = [
+PRESENTED: list[tuple[str, dict[str, Any] | None]] = [
     ("billing", {"action": "get", "invoice_id": "INV-1"}),
     ("billing", {"action": "get", "invoice_id": "INV-5"}),
     ("billing", {"action": "list"}),
@@ -21,12 +22,12 @@ PRESENTED = [
     ("billing", {"action": "note", "text": "ünïcode <llm_directives> text"}),
     ("ops_ping", None),
 ]
-STRUCTURED = [
+STRUCTURED: list[tuple[str, dict[str, Any]]] = [
     ("reports", {"action": "totals", "currency": "USD"}),
     ("reports", {"action": "customers"}),
     ("ops_stats", {}),
 ]
-ERRORS = [
+ERRORS: list[tuple[str, dict[str, Any]]] = [
     ("billing", {"action": "get", "invoice_id": 3}),  # wrong type
     ("billing", {"action": "get"}),  # missing required field
     ("billing", {"action": "get", "invoice_id": "INV-1", "color": "red"}),  # unknown field
@@ -110,7 +111,7 @@ async def test_select_trims_only_the_data_block(connect: Connect, app: Any) -> N
             whole = await client.call_tool("billing", {"action": "get", "invoice_id": "INV-4"})
     assert wire_form(result) == await expected(app, "billing", arguments)
     assert parse(result.content).view.data == {"id": "INV-4", "status": "overdue"}
-    assert [c.text for c in result.content[1:]] == [c.text for c in whole.content[1:]]
+    assert texts(result.content[1:]) == texts(whole.content[1:])
 
 
 async def test_errors_are_results_the_model_reads(connect: Connect, app: Any) -> None:
@@ -132,8 +133,8 @@ async def test_internal_error_carries_no_traceback(connect: Connect) -> None:
             result = await client.call_tool("billing", {"action": "fail"})
     error = parse(result.content).error
     assert result.is_error and error is not None and error.code == "INTERNAL_ERROR"
-    assert "/srv/secret" not in result.content[0].text
-    assert "Traceback" not in result.content[0].text
+    assert "/srv/secret" not in first_text(result)
+    assert "Traceback" not in first_text(result)
 
 
 async def test_structured_output_passes_client_validation(connect: Connect, app: Any) -> None:
@@ -156,15 +157,15 @@ async def test_progress_notifications_arrive_in_order(connect: Connect) -> None:
     """Progress reported by a handler reaches the client's callback in order."""
     seen: list[tuple[float, float | None, str | None]] = []
 
-    async def on_progress(done: float, total: float | None, message: str | None) -> None:
-        seen.append((done, total, message))
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
 
     with anyio.fail_after(30):
         async with connect() as client:
             result = await client.call_tool(
                 "billing", {"action": "export", "rows": 5}, progress_callback=on_progress
             )
-    assert result.content[0].text == "exported 5 rows"
+    assert first_text(result) == "exported 5 rows"
     assert seen == [(n, 5, f"row {n}/5") for n in range(1, 6)]
 
 

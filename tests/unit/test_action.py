@@ -50,7 +50,8 @@ def _action(handler: Any, **options: Any) -> Action:
 def test_params_from_the_signature() -> None:
     """Defaults, Annotated fields, Literal, enums and nested models become the model."""
 
-    def handler(
+    # ``untyped`` lacks an annotation on purpose: such a parameter is still accepted.
+    def handler(  # type: ignore[no-untyped-def]
         name: Annotated[str, Field(description="Who", min_length=1)],
         kind: Literal["x", "y"] = "x",
         color: Color = Color.RED,
@@ -148,7 +149,7 @@ def test_unresolvable_hints_explain_the_fix() -> None:
 def test_types_pydantic_cannot_validate() -> None:
     """A parameter of an arbitrary class is rejected with the way to get the context."""
 
-    def handler(lock: threading.Lock) -> None: ...  # type: ignore[valid-type]
+    def handler(lock: threading.Lock) -> None: ...
 
     with pytest.raises(DefinitionError, match=r"mcpfusion\.Context"):
         _action(handler)

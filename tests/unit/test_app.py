@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-import time
 from typing import Any
 
 import anyio
@@ -303,17 +302,25 @@ async def test_cancellation_reaches_the_handler_and_propagates() -> None:
 
 async def test_cancelling_a_sync_handler_does_not_wait_for_it() -> None:
     """A cancelled call returns at once; the sync handler's thread ends on its own."""
+    # How soon the call returns is a bound of benchmarks/bounds.py; this test checks that it
+    # returns while the handler still blocks, which no wait for the thread could do.
     release = threading.Event()
+    finished = threading.Event()
+
+    def slow() -> None:
+        release.wait(timeout=10)
+        finished.set()
+
     app = Fusion("srv")
-    app.tool("t").action("slow")(lambda: release.wait(timeout=1.0))
-    started = time.perf_counter()
+    app.tool("t").action("slow")(slow)
     try:
-        with anyio.move_on_after(0.1):
+        with anyio.move_on_after(0.1) as scope:
             await app.call_tool("t", {"action": "slow"})
-        elapsed = time.perf_counter() - started
+        assert scope.cancelled_caught
+        assert not finished.is_set()
     finally:
         release.set()  # lets the abandoned worker thread finish now
-    assert elapsed < 0.5, f"{elapsed:.2f} s"
+    assert finished.wait(timeout=10)
 
 
 async def test_cancelled_error_is_not_an_error_result() -> None:
@@ -324,7 +331,7 @@ async def test_cancelled_error_is_not_an_error_result() -> None:
 
     app = Fusion("srv")
     app.tool("t").action("c")(cancelled)
-    with pytest.raises(asyncio.CancelledError):
+    with pytest.raises(asyncio.CancelledError, match=r"^$"):  # raised bare, as asyncio does
         await app.call_tool("t", {"action": "c"})
 
 

@@ -47,7 +47,7 @@ def test_db_flag_wins_over_the_environment(
 
 def test_stateless_needs_http(capsys: pytest.CaptureFixture[str]) -> None:
     """--stateless without --http is a usage error."""
-    with pytest.raises(SystemExit) as exc:
+    with pytest.raises(SystemExit, match=r"^2$") as exc:  # a SystemExit's message is its code
         entry.main(["--stateless"])
     assert exc.value.code == 2
     assert "--stateless applies to --http only" in capsys.readouterr().err
@@ -55,7 +55,7 @@ def test_stateless_needs_http(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_default_path_is_shown_in_help(capsys: pytest.CaptureFixture[str]) -> None:
     """--help names the environment variable and the per-user default."""
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit, match=r"^0$"):  # a SystemExit's message is its code
         entry.main(["--help"])
     out = capsys.readouterr().out
     assert "MCPFUSION_BILLING_DB" in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from mcpfusion import (
     ResponseBuilder,
     Suggestion,
     as_response,
+    require_view,
     response,
     success,
     toon_success,
@@ -21,7 +23,7 @@ from mcpfusion import (
 def test_unknown_data_format_raises() -> None:
     """A data format other than json, compact or toon raises ValueError."""
     with pytest.raises(ValueError, match="data_format"):
-        ResponseBuilder({}, data_format="yaml")
+        ResponseBuilder({}, data_format="yaml")  # type: ignore[arg-type]
 
 
 def test_every_adder_returns_the_builder() -> None:
@@ -42,24 +44,25 @@ def test_none_entries_are_skipped() -> None:
 
 
 @pytest.mark.parametrize(
-    "add",
+    ("add", "message"),
     [
-        lambda b: b.ui("<ui_passthrough>"),
-        lambda b: b.embed({"type": "markdown"}),
-        lambda b: b.suggestion(("t", "r")),
-        lambda b: b.rule(5),
-        lambda b: b.directive(["x"]),
+        (lambda b: b.ui("<ui_passthrough>"), r"^ui expects UIBlock values; got str$"),
+        (lambda b: b.embed({"type": "markdown"}), r"^embed expects UIBlock values; got dict$"),
+        (lambda b: b.suggestion(("t", "r")), r"^suggestion expects Suggestion values; got tuple$"),
+        (lambda b: b.rule(5), r"^rule expects str values; got int$"),
+        (lambda b: b.directive(["x"]), r"^directive expects str values; got list$"),
     ],
 )
-def test_wrong_kinds_raise_type_error(add: Any) -> None:
+def test_wrong_kinds_raise_type_error(add: Any, message: str) -> None:
     """Adding a value of the wrong kind raises TypeError at the call."""
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=message):
         add(response(1))
 
 
 def test_suggest_validates_the_tool() -> None:
     """suggest() checks the tool name when it is called."""
-    with pytest.raises(ValueError):
+    message = "a suggestion names a tool as 1-128 letters, digits or _.-/; got 'not a tool'"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         response(1).suggest("not a tool", "r")
 
 
@@ -77,8 +80,7 @@ def test_later_additions_do_not_change_a_built_response() -> None:
     builder = response(1).rule("a")
     built = builder.build()
     builder.rule("b").ui(ui.markdown("m"))
-    view = view_of(built)
-    assert view is not None
+    view = require_view(built)
     assert built.blocks == ("1", "<domain_rules>\n- a\n</domain_rules>")
     assert (view.system_rules, view.ui_blocks) == (("a",), ())
 
@@ -86,8 +88,7 @@ def test_later_additions_do_not_change_a_built_response() -> None:
 def test_suggestions_fold_and_deduplicate_in_the_view() -> None:
     """The view's suggestions are the wire entries: folded reasons, duplicates dropped."""
     built = response(1).suggest("t", "a\nb").suggestion(Suggestion("t", "a b")).build()
-    view = view_of(built)
-    assert view is not None
+    view = require_view(built)
     assert view.suggestions == (Suggestion("t", "a b"),)
 
 

@@ -41,7 +41,9 @@ def test_meta_defaults_to_empty() -> None:
     """A request without metadata has an empty, read-only mapping."""
     meta = Request("t", "a").meta
     assert dict(meta) == {}
-    with pytest.raises(TypeError):
+    with pytest.raises(
+        TypeError, match=r"^'mappingproxy' object does not support item assignment$"
+    ):
         meta["x"] = 1  # type: ignore[index]
 
 

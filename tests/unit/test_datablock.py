@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from typing import Any
 
 import pydantic_core
@@ -21,6 +22,12 @@ from mcpfusion._datablock import (
 )
 from mcpfusion._errors import SerializationError
 from mcpfusion._format import neutralize_json
+
+
+def cannot_serialize(cause: str) -> str:
+    """The ``match=`` pattern of a SerializationError whose pydantic-core message is ``cause``."""
+    return "^" + re.escape(f"the data cannot be serialized: {cause}") + "$"
+
 
 ROWS = [{"id": i, "name": f"n{i}", "tags": ["a", "b"], "at": dt.date(2024, 1, i)} for i in (1, 2)]
 
@@ -49,10 +56,14 @@ def test_to_json_escaped_backslash_before_tag() -> None:
     assert json.loads(text) == value
 
 
-@pytest.mark.parametrize("value", [object(), {"k": {1, object()}}, [lambda: 1]])
-def test_to_json_unserializable_raises_serialization_error(value: Any) -> None:
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [(object(), "object"), ({"k": {1, object()}}, "object"), ([lambda: 1], "function")],
+)
+def test_to_json_unserializable_raises_serialization_error(value: Any, kind: str) -> None:
     """An unserializable value raises SerializationError chained to the original error."""
-    with pytest.raises(SerializationError) as caught:
+    message = cannot_serialize(f"Unable to serialize unknown type: <class '{kind}'>")
+    with pytest.raises(SerializationError, match=message) as caught:
         to_json(value)
     assert caught.value.code == "INTERNAL_ERROR"
     assert caught.value.__cause__ is not None
@@ -62,7 +73,10 @@ def test_to_json_circular_reference_raises_serialization_error() -> None:
     """A self-referencing value is a SerializationError, not a crash."""
     loop: list[Any] = []
     loop.append(loop)
-    with pytest.raises(SerializationError):
+    message = cannot_serialize(
+        "Error serializing to JSON: ValueError: Circular reference detected (id repeated)"
+    )
+    with pytest.raises(SerializationError, match=message):
         to_json(loop)
 
 
@@ -70,7 +84,8 @@ def test_to_jsonable_uses_json_mode() -> None:
     """to_jsonable converts dates, sets, tuples and NaN the way pydantic's JSON mode does."""
     value = {"d": dt.date(2024, 1, 2), "s": {3}, "t": (1, 2), "n": float("nan")}
     assert to_jsonable(value) == {"d": "2024-01-02", "s": [3], "t": [1, 2], "n": None}
-    with pytest.raises(SerializationError):
+    unknown = cannot_serialize("Unable to serialize unknown type: <class 'object'>")
+    with pytest.raises(SerializationError, match=unknown):
         to_jsonable(object())
 
 
@@ -83,7 +98,8 @@ def test_to_toon_uses_pipe_delimiter_and_round_trips() -> None:
 
 def test_to_toon_unserializable_raises() -> None:
     """A value TOON cannot encode raises SerializationError."""
-    with pytest.raises(SerializationError):
+    unknown = cannot_serialize("Unable to serialize unknown type: <class 'object'>")
+    with pytest.raises(SerializationError, match=unknown):
         to_toon({"k": object()})
 
 
@@ -127,7 +143,7 @@ def test_select_fields_keeps_schema_order_per_item() -> None:
     assert list(select_fields(row, ["a", "b", "c"], ["c", "a"])) == ["a", "c"]
     assert select_fields([row, {"a": 9}], ["a", "b"], ["a"]) == [{"a": 1}, {"a": 9}]
     assert select_fields(row, ["a"], []) is row
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"^select takes a list of keys, not a str$"):
         select_fields(row, ["a"], "a")
 
 

@@ -6,8 +6,8 @@ from mcpfusion._action import Action
 from mcpfusion._description import describe_flat, describe_grouped, describe_toon
 
 
-def _a(name: str, description: str = "", **options: bool) -> Action:
-    return Action("t", name, lambda x, y=1: None, description=description, **options)
+def _a(name: str, description: str = "", *, destructive: bool = False) -> Action:
+    return Action("t", name, lambda x, y=1: None, description=description, destructive=destructive)
 
 
 def test_grouped_description_without_descriptions() -> None:

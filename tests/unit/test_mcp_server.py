@@ -19,6 +19,7 @@ from mcpfusion._app import Fusion
 from mcpfusion._builder import response
 from mcpfusion._context import Context, Progress
 from mcpfusion._failures import NO_RETRY, preview
+from mcpfusion._options import http_options
 from mcpfusion.server import (
     asgi_app,
     build_server,
@@ -26,6 +27,7 @@ from mcpfusion.server import (
     to_call_tool_result,
     transport_security,
 )
+from tests.client_results import first_text, texts
 
 TOOL = {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}
 
@@ -60,7 +62,7 @@ class StubApp:
         if self.behaviour == "raise":
             raise KeyError("secret internals")
         if self.behaviour == "wrong type":
-            return {"content": []}
+            return {"content": []}  # type: ignore[return-value]
         if self.behaviour == "hang":
             self.started.set()
             try:
@@ -131,7 +133,7 @@ async def test_escaped_failure_is_an_internal_error_result(
     async with Client(build_server(StubApp(behaviour))) as client:
         result = await client.call_tool("echo", {})
     assert result.is_error
-    text = result.content[0].text
+    text = first_text(result)
     assert 'code="INTERNAL_ERROR"' in text and "secret" not in text
     assert any(r.levelno == logging.ERROR and r.exc_info for r in caplog.records)
 
@@ -142,7 +144,7 @@ async def test_escaped_failure_names_the_tool_cut_and_says_not_to_retry() -> Non
     name = "x" * 500
     async with Client(build_server(StubApp("raise"))) as client:
         result = await client.call_tool(name, {})
-    text = result.content[0].text
+    text = first_text(result)
     assert f"<message>Tool {preview(name)} failed with an internal error.</message>" in text
     assert f"<recovery>{NO_RETRY}</recovery>" in text
     assert name not in text
@@ -166,7 +168,7 @@ async def test_undeliverable_progress_does_not_fail_the_call(
     monkeypatch.setattr(ServerSession, "report_progress", broken)
     async with Client(build_server(app)) as client:
         result = await client.call_tool("slow", {"action": "run"})
-    assert not result.is_error and result.content[0].text == "done"
+    assert not result.is_error and first_text(result) == "done"
     failures = [r for r in caplog.records if "progress report failed" in r.getMessage()]
     assert [r.levelno for r in failures] == [logging.WARNING]
 
@@ -176,7 +178,7 @@ async def test_arguments_and_meta_reach_the_app() -> None:
     """The call's name, arguments and request metadata are handed to the app."""
     app = StubApp()
 
-    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         pass
 
     async with Client(build_server(app), mode="legacy") as client:
@@ -192,8 +194,8 @@ async def test_progress_reaches_the_client(mode: str) -> None:
     """Progress the app reports arrives at the client's callback, in order."""
     seen: list[tuple[float, float | None, str | None]] = []
 
-    async def on_progress(done: float, total: float | None, message: str | None) -> None:
-        seen.append((done, total, message))
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
 
     async with Client(build_server(StubApp("progress")), mode=mode) as client:
         await client.call_tool("echo", {}, progress_callback=on_progress)
@@ -228,7 +230,7 @@ async def test_fusion_app_through_the_adapter() -> None:
         result = await client.call_tool("greet", {"action": "hello", "name": "ada"})
         listed = await client.list_tools()
     expected = (await app.call_tool("greet", {"action": "hello", "name": "ada"})).to_mcp()
-    assert [c.text for c in result.content] == [c["text"] for c in expected["content"]]
+    assert texts(result.content) == [c["text"] for c in expected["content"]]
     assert [t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools] == (
         app.list_tools()
     )
@@ -335,7 +337,7 @@ def test_run_http_hands_allowed_hosts_and_origins_to_the_asgi_app(
         raise Built
 
     monkeypatch.setattr(http, "asgi_app", record)
-    with pytest.raises(Built):
+    with pytest.raises(Built, match=r"^$"):
         http.run_http(
             StubApp(), host="0.0.0.0", allowed_hosts=["a.example"], allowed_origins=["https://b"]
         )
@@ -349,7 +351,7 @@ def test_fusion_run_http_passes_the_security_options(monkeypatch: pytest.MonkeyP
     calls: list[HttpOptions] = []
     monkeypatch.setattr(
         "mcpfusion.server.run_http",
-        lambda app, options, **changes: calls.append(http.http_options(options, changes)),
+        lambda app, options, **changes: calls.append(http_options(options, changes)),
     )
     Fusion("demo").run(
         "http", host="0.0.0.0", allowed_hosts=["a.example:*"], allowed_origins=["https://b"]
@@ -363,7 +365,9 @@ def test_asgi_app_routes_the_exact_path() -> None:
     """The ASGI app is a Starlette app with one Route (no Mount redirect) at ``path``."""
     app = asgi_app(StubApp(), path="/rpc")
     assert isinstance(app, Starlette)
-    assert [(type(r), r.path) for r in app.routes] == [(Route, "/rpc")]
+    [route] = app.routes
+    assert type(route) is Route
+    assert route.path == "/rpc"
 
 
 def test_fusion_serving_methods_delegate() -> None:
@@ -371,4 +375,4 @@ def test_fusion_serving_methods_delegate() -> None:
     app = Fusion("demo")
     assert isinstance(app.asgi_app(path="/x"), Starlette)
     with pytest.raises(ValueError, match="transport must be 'stdio' or 'http'"):
-        app.run("sse")
+        app.run("sse")  # type: ignore[arg-type]

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mcpfusion import DefinitionError, PresenterError, ResponseBuilder, Suggestion, ui
 from mcpfusion._presenter import Presenter, suggest
-from mcpfusion._response import view_of
+from mcpfusion._response import require_view
 
 
 class Invoice(BaseModel):
@@ -33,8 +33,7 @@ ROW = {"id": "inv_1", "amount_cents": 100, "secret": "s"}
 
 def rules_of(view: Presenter, data: Any = ROW, ctx: Any = None) -> tuple[str, ...]:
     """The rules a presented response carries."""
-    found = view_of(view.present(data, ctx))
-    assert found is not None
+    found = require_view(view.present(data, ctx))
     return found.system_rules
 
 
@@ -139,7 +138,8 @@ def test_keyword_only_required_parameter_fails_at_registration() -> None:
     def needs_keyword(data: dict[str, Any], *, unit: str) -> str:
         return unit
 
-    with pytest.raises(DefinitionError):
+    message = r"^a Presenter callback takes \(data\) or \(data, ctx\): <function .*\.needs_keyword "
+    with pytest.raises(DefinitionError, match=message):
         Presenter("Invoice", Invoice).rules(needs_keyword)
 
 
@@ -155,8 +155,7 @@ def test_callbacks_may_return_generators_and_tuples() -> None:
     view.rules(lambda data: ("third", None))
     view.ui(lambda data: (ui.markdown("a"), ui.markdown("b")))
     response = view.present(ROW)
-    found = view_of(response)
-    assert found is not None
+    found = require_view(response)
     assert found.system_rules == ("first", "second", "third")
     assert [block.content for block in found.ui_blocks] == ["a", "b"]
 
@@ -176,7 +175,8 @@ def test_wrong_result_types_are_presenter_errors(register: str, result: Any) -> 
     """A callback returning the wrong kind of value fails the Presenter, caused by TypeError."""
     view = Presenter("Invoice", Invoice)
     getattr(view, register)(lambda data: result)
-    with pytest.raises(PresenterError) as caught:
+    failed = r"^Presenter 'Invoice' failed: a callback raised TypeError$"
+    with pytest.raises(PresenterError, match=failed) as caught:
         view.present(ROW)
     assert isinstance(caught.value.__cause__, TypeError)
     assert str(caught.value) == "Presenter 'Invoice' failed: a callback raised TypeError"
@@ -194,8 +194,10 @@ def test_a_raising_callback_is_a_presenter_error_naming_no_repr() -> None:
     def notice(hidden: int) -> Any:
         raise ValueError("secret")
 
-    for data in (ROW, [ROW]):
-        with pytest.raises(PresenterError) as caught:
+    # A single row meets the raising rule first; a truncated list, the raising notice.
+    for data, raised in ((ROW, "KeyError"), ([ROW], "ValueError")):
+        failed = rf"^Presenter 'Invoice' failed: a callback raised {raised}$"
+        with pytest.raises(PresenterError, match=failed) as caught:
             view.present(data)
         assert "secret" not in str(caught.value)
 
@@ -324,8 +326,7 @@ def test_callbacks_see_the_data_of_the_data_block() -> None:
     seen: list[Any] = []
     view = Presenter("Invoice", Invoice)
     view.ui(lambda data: seen.append(data))
-    found = view_of(view.present(ROW))
-    assert found is not None
+    found = require_view(view.present(ROW))
     assert seen == [found.data] == [{"id": "inv_1", "amount_cents": 100}]
 
 
@@ -333,23 +334,23 @@ def test_presenter_is_reusable_across_calls() -> None:
     """One Presenter renders many calls without state leaking between them."""
     view = Presenter("Invoice", Invoice, limit=1)
     view.collection_ui(lambda rows: ui.summary(f"{len(rows)} shown"))
-    first = view_of(view.present([ROW, ROW]))
-    second = view_of(view.present([ROW]))
-    assert first is not None
-    assert second is not None
+    first = require_view(view.present([ROW, ROW]))
+    second = require_view(view.present([ROW]))
     assert [block.type for block in first.ui_blocks] == ["summary", "summary"]
     assert second.ui_blocks == (ui.summary("1 shown"),)
 
 
 def test_static_rules_given_as_a_generator_are_kept() -> None:
     """Static rules and directives may be any iterable of str; a generator is read once."""
-    view = Presenter("G", Invoice, rules=(r for r in ["rule A"]), directives=iter(["d"]))
-    assert view_of(view.present(ROW)).system_rules == ("rule A",)  # type: ignore[union-attr]
+    rules = (r for r in ["rule A"])
+    # Presenter is annotated with Sequence[str]; iterators are accepted at run time.
+    view = Presenter("G", Invoice, rules=rules, directives=iter(["d"]))  # type: ignore[arg-type]
+    assert require_view(view.present(ROW)).system_rules == ("rule A",)
 
 
 def test_a_generator_of_rows_is_a_collection() -> None:
     """A handler that yields rows, or returns dict.values(), gets collection semantics."""
     view = Presenter("G", Invoice, limit=1)
     for rows in ((row for row in [ROW, ROW]), {"a": ROW, "b": ROW}.values()):
-        data = view_of(view.present(rows)).data  # type: ignore[union-attr]
+        data = require_view(view.present(rows)).data
         assert isinstance(data, list) and len(data) == 1

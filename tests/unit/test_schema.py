@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
 from mcpfusion import DefinitionError
 from mcpfusion._action import Action
@@ -126,9 +126,31 @@ def test_first_description_wins() -> None:
     assert schema["properties"]["limit"]["description"] == "Max rows. Required for: a, b."
 
 
-Where = create_model("Where", city=(str, ...))
-WhereAgain = create_model("Where", city=(str, ...))
-WhereElse = create_model("Where", zip=(int, ...))
+class Shop:
+    """A namespace: its ``Where`` shares its name with the two below."""
+
+    class Where(BaseModel):
+        """A place by city."""
+
+        city: str
+
+
+class Home:
+    """A namespace for a second ``Where`` of the same shape."""
+
+    class Where(BaseModel):
+        """A place by city."""
+
+        city: str
+
+
+class Post:
+    """A namespace for a ``Where`` of another shape."""
+
+    class Where(BaseModel):
+        """A place by postal code."""
+
+        zip: int
 
 
 class Tree(BaseModel):
@@ -137,13 +159,13 @@ class Tree(BaseModel):
     children: list[Tree] = []
 
 
-def _where(where: Where) -> None: ...
+def _where(where: Shop.Where) -> None: ...
 
 
-def _where_again(where: WhereAgain) -> None: ...
+def _where_again(where: Home.Where) -> None: ...
 
 
-def _where_else(where: WhereElse) -> None: ...
+def _where_else(where: Post.Where) -> None: ...
 
 
 def _tree(root: Tree) -> None: ...
@@ -176,7 +198,8 @@ def test_a_rejected_action_records_nothing() -> None:
     """A conflicting action leaves no trace: its other parameters stay free."""
     types = ParamTypes("t")
     types.add(_a("a", _limit_int))
-    with pytest.raises(DefinitionError):
+    conflict = r"^tool 't': parameter 'limit' is .* in action 'a' but .* in action 'b'; "
+    with pytest.raises(DefinitionError, match=conflict):
         types.add(_a("b", _limit_str_with_note))
     types.add(_a("c", _note_int))
 

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
-from mcpfusion import DefinitionError, error, success, success_structured
-from mcpfusion._structured import OutputMismatchError, OutputSchema, merged_output_schema
+from mcpfusion import (
+    DefinitionError,
+    OutputMismatchError,
+    error,
+    success,
+    success_structured,
+)
+from mcpfusion._structured import OutputSchema, merged_output_schema
 
 
 class Node(BaseModel):
@@ -47,26 +54,41 @@ def test_respond_and_select() -> None:
 
 def test_respond_rejects_a_mismatch() -> None:
     """A value that does not fit raises OutputMismatchError."""
-    with pytest.raises(OutputMismatchError):
+    mismatch = r"^the value does not match the output schema: 1 validation error for Money\ncents\n"
+    with pytest.raises(OutputMismatchError, match=mismatch):
         OutputSchema(Money, "t/a").respond({"cents": "lots"}, None)
 
 
 @pytest.mark.parametrize(
-    ("response", "ok"),
+    ("response", "mismatch"),
     [
-        (success_structured({"result": 1}), True),
-        (success_structured({"result": "x"}), False),
-        (success_structured({"result": 1, "more": 2}), False),
-        (success(1), False),
+        (success_structured({"result": 1}), None),
+        (
+            success_structured({"result": "x"}),
+            r"^the value does not match the output schema: 1 validation error for int\n",
+        ),
+        (
+            success_structured({"result": 1, "more": 2}),
+            "^" + re.escape("structured content must be {'result': …}") + "$",
+        ),
+        (
+            success(1),
+            "^"
+            + re.escape(
+                "an action with an output schema must return its data or "
+                "success_structured(...), not a response without structured content"
+            )
+            + "$",
+        ),
     ],
 )
-def test_check_wrapped(response: Any, ok: bool) -> None:
+def test_check_wrapped(response: Any, mismatch: str | None) -> None:
     """A handler-built response must carry {"result": value} fitting the schema."""
     schema = OutputSchema(int, "t/a")
-    if ok:
+    if mismatch is None:
         assert schema.resend(response, None).to_mcp() == response.to_mcp()
     else:
-        with pytest.raises(OutputMismatchError):
+        with pytest.raises(OutputMismatchError, match=mismatch):
             schema.resend(response, None)
 
 

@@ -6,6 +6,7 @@ import ast
 import io
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -76,7 +77,10 @@ def test_result_shows_tokens_per_block_and_total() -> None:
 def test_tools_footer_sums_the_definitions() -> None:
     """Each tool's label counts its compact JSON; the footer sums them for every prompt."""
     counter = TokenCounter()
-    tools = [{"name": "t", "inputSchema": {}}, {"name": "u", "description": "Two words."}]
+    tools: list[dict[str, Any]] = [
+        {"name": "t", "inputSchema": {}},
+        {"name": "u", "description": "Two words."},
+    ]
     text = render_tools(
         tools, server="s", instructions=None, counter=counter, style=Style(colour=False)
     )

@@ -29,8 +29,8 @@ def test_title_must_be_a_str(title: Any) -> None:
 def test_block_is_a_frozen_value() -> None:
     """UIBlock is immutable and compares and hashes by value."""
     block = ui.markdown("x", title="t")
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        block.title = "u"
+    with pytest.raises(dataclasses.FrozenInstanceError, match=r"^cannot assign to field 'title'$"):
+        block.title = "u"  # type: ignore[misc]
     assert block == UIBlock("markdown", "x", "t")
     assert len({block, UIBlock("markdown", "x", "t")}) == 1
 
@@ -43,7 +43,8 @@ def test_text_is_the_wire_template() -> None:
 
 def test_code_block_rejects_a_language_with_backticks() -> None:
     """code_block cannot take a language that would break the fence line."""
-    with pytest.raises(ValueError):
+    message = r"^a fence language cannot hold backticks or line breaks: 'py`'$"
+    with pytest.raises(ValueError, match=message):
         ui.code_block("py`", "x")
 
 
@@ -89,7 +90,8 @@ def test_echarts_and_json_accept_models() -> None:
 
 def test_json_of_unserializable_value_raises() -> None:
     """ui.json raises SerializationError for a value it cannot serialize."""
-    with pytest.raises(SerializationError):
+    unknown = r"^the data cannot be serialized: Unable to serialize unknown type: <class 'object'>$"
+    with pytest.raises(SerializationError, match=unknown):
         ui.json(object())
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -33,7 +32,7 @@ class Params(BaseModel):
 
 
 def _problems(arguments: dict[str, Any]) -> list[tuple[str, str]]:
-    with pytest.raises(ValidationError) as info:
+    with pytest.raises(ValidationError, match=r"^\d+ validation errors? for Params\n") as info:
         Params.model_validate(arguments)
     return field_problems(info.value, arguments, ["name", "kind", "count", "lines"])
 
@@ -68,7 +67,8 @@ def test_preview_of_deep_nesting_is_bounded() -> None:
 def test_missing_field_text() -> None:
     """A missing field says so, echoes nothing, and says what to add."""
     model = create_model("M", x=(int, ...))
-    with pytest.raises(ValidationError) as info:
+    missing = r"^1 validation error for M\nx\n  Field required \[type=missing,"
+    with pytest.raises(ValidationError, match=missing) as info:
         model.model_validate({})
     assert field_problems(info.value, {}, ["x"]) == [
         ("x", "Field required. You sent: nothing. Add 'x' and call again.")
@@ -135,7 +135,10 @@ def test_union_members_collapse_to_one_field() -> None:
 def test_unknown_field_when_nothing_is_accepted() -> None:
     """An action without parameters says so."""
     model = create_model("M", __config__=ConfigDict(extra="forbid"))
-    with pytest.raises(ValidationError) as info:
+    extra = (
+        r"^1 validation error for M\nx\n  Extra inputs are not permitted \[type=extra_forbidden,"
+    )
+    with pytest.raises(ValidationError, match=extra) as info:
         model.model_validate({"x": 1})
     assert field_problems(info.value, {"x": 1}, []) == [
         ("x", "Unknown field. You sent: 1. Remove it; this action takes no arguments.")
@@ -155,7 +158,8 @@ def test_generic_fix_for_custom_errors() -> None:
                 raise ValueError("must not be negative")
             return value
 
-    with pytest.raises(ValidationError) as info:
+    custom = r"^1 validation error for Positive\nvalue\n  Value error, must not be negative \["
+    with pytest.raises(ValidationError, match=custom) as info:
         Positive.model_validate({"value": -1})
     assert field_problems(info.value, {"value": -1}, ["value"]) == [
         (
@@ -170,7 +174,8 @@ def test_field_list_is_capped() -> None:
     """A flood of bad fields is cut to MAX_FIELDS plus one line counting the rest."""
     arguments = {f"x{i}": i for i in range(100)}
     model = create_model("M", __config__=ConfigDict(extra="forbid"))
-    with pytest.raises(ValidationError) as info:
+    extra = r"^100 validation errors for M\nx0\n  Extra inputs are not permitted \["
+    with pytest.raises(ValidationError, match=extra) as info:
         model.model_validate(arguments)
     problems = field_problems(info.value, arguments, [])
     assert len(problems) == MAX_FIELDS + 1
@@ -211,18 +216,16 @@ def test_select_problems(raw: Any, problems: list[tuple[str, str]]) -> None:
     assert select_problems(raw, ["a", "b"]) == problems
 
 
-def test_a_huge_bad_list_is_answered_quickly() -> None:
+def test_a_huge_bad_list_gets_one_bounded_envelope() -> None:
     """200,000 bad items cost one bounded envelope, not text for every item (SPEC §9)."""
+    # How long the answer takes is a bound of benchmarks/bounds.py, not of this test.
 
     def total(numbers: list[int]) -> int:
         return sum(numbers)
 
     app = Fusion("srv")
     app.tool("t", exposition="flat").action("total")(total)
-    started = time.perf_counter()
     result = anyio.run(app.call_tool, "t_total", {"numbers": ["x"] * 200_000})
-    elapsed = time.perf_counter() - started
-    assert elapsed < 1.0, f"{elapsed:.2f} s"
     assert result.text.count("<field ") == MAX_FIELDS + 1
     assert "199980 more problems are not listed." in result.text
 
@@ -231,7 +234,8 @@ def test_long_field_names_are_cut_like_values() -> None:
     """An unknown field's name is cut to 50 characters, as a sent value is (SPEC §9)."""
     name = "n" * 10_000
     model = create_model("M", __config__=ConfigDict(extra="forbid"))
-    with pytest.raises(ValidationError) as info:
+    extra = rf"^1 validation error for M\n{name}\n  Extra inputs are not permitted \["
+    with pytest.raises(ValidationError, match=extra) as info:
         model.model_validate({name: 1})
     [(path, text)] = field_problems(info.value, {name: 1}, [])
     assert path == "n" * 49 + "…"
@@ -243,7 +247,8 @@ def test_long_paths_in_missing_fields_are_cut() -> None:
     key = "k" * 10_000
     arguments = {"lines": {key: {"qty": 1}}}
     model = create_model("M", lines=(dict[str, Line], ...))
-    with pytest.raises(ValidationError) as info:
+    missing = rf"^1 validation error for M\nlines\.{key}\.sku\n  Field required \[type=missing,"
+    with pytest.raises(ValidationError, match=missing) as info:
         model.model_validate(arguments)
     [(path, text)] = field_problems(info.value, arguments, ["lines"])
     assert path == "lines." + "k" * 43 + "…"
@@ -255,7 +260,8 @@ def test_fields_that_share_a_cut_name_stay_apart() -> None:
     key = "k" * 100
     arguments = {"lines": {key: ["x"] * 30}}
     model = create_model("M", lines=(dict[str, list[int]], ...))
-    with pytest.raises(ValidationError) as info:
+    not_int = rf"^30 validation errors for M\nlines\.{key}\.0\n  Input should be a valid integer"
+    with pytest.raises(ValidationError, match=not_int) as info:
         model.model_validate(arguments)
     problems = field_problems(info.value, arguments, ["lines"])
     assert len(problems) == MAX_FIELDS + 1
@@ -266,7 +272,8 @@ def test_a_bad_dict_key_echoes_the_key() -> None:
     """A key that fails its type is reported at its place, echoing the key itself."""
     arguments = {"m": {"abc": "v"}}
     model = create_model("M", m=(dict[int, str], ...))
-    with pytest.raises(ValidationError) as info:
+    bad_key = r"^1 validation error for M\nm\.abc\.\[key\]\n  Input should be a valid integer"
+    with pytest.raises(ValidationError, match=bad_key) as info:
         model.model_validate(arguments)
     assert field_problems(info.value, arguments, ["m"]) == [
         (

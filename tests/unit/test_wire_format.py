@@ -128,7 +128,14 @@ def test_suggestion_entry() -> None:
 
 def test_tool_error_stringifies_detail_keys_and_values() -> None:
     """Detail keys and values are str()-ed; empty recovery and actions are left out."""
-    envelope = ErrorEnvelope("C", "m", recovery="", available_actions=(), details={1: None})
+    details = {1: None}  # an int key, against the annotation, to see it str()-ed
+    envelope = ErrorEnvelope(
+        "C",
+        "m",
+        recovery="",
+        available_actions=(),
+        details=details,  # type: ignore[arg-type]
+    )
     text = wire.tool_error(envelope)
     assert text == (
         '<tool_error code="C" severity="error">\n<message>m</message>\n'

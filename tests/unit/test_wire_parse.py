@@ -34,7 +34,7 @@ def test_accepts_strings_dicts_and_objects() -> None:
 
 def test_empty_content_raises() -> None:
     """A result with no content items is not a tool result."""
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^a tool result has at least one content block$"):
         parse([])
 
 
