@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench coverage clean
+.PHONY: demo test lint bench coverage conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,5 +30,8 @@ coverage: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
+conformance: $(STAMP)
+	$(BIN)/python tests/conformance_suite/run.py
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage
+	rm -rf $(VENV) .conformance .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage

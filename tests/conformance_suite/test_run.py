@@ -1,0 +1,115 @@
+"""The conformance runner's bookkeeping, and the fixture's side of the suite's contract.
+
+These run offline with the unit tests; ``make conformance`` runs the suite itself.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mcpfusion.testing import FusionTester
+from tests.conformance_suite import run
+from tests.conformance_suite.fixture import app
+
+ENTRY = "- `tools-call-image:tools-call-image` — needs image content blocks."
+
+
+def write_checks(results: Path, scenario: str, checks: list[tuple[str, str]]) -> None:
+    """Writes a results folder the way the suite does, one check per (id, status)."""
+    folder = results / f"server-{scenario}-2026-12-02T15-16-34-020Z"
+    folder.mkdir(parents=True)
+    body = [{"id": check, "status": status} for check, status in checks]
+    (folder / "checks.json").write_text(json.dumps(body))
+
+
+def test_an_entry_without_scope_covers_every_run() -> None:
+    """An entry with no scope applies to both modes over both transports."""
+    [entry] = run.parse_expected(f"# Title\n\nProse.\n\n{ENTRY}\n")
+    assert entry.check == "tools-call-image:tools-call-image"
+    assert entry.reason == "needs image content blocks."
+    assert all(entry.applies(m, t) for m in run.MODES for t in run.TRANSPORTS)
+
+
+def test_a_scope_narrows_an_entry_to_its_modes_and_transports() -> None:
+    """A scope of one mode and one transport covers exactly that run."""
+    [entry] = run.parse_expected("- `a:b` (2025-11-25, stateless) — why.\n")
+    covered = [(m, t) for m in run.MODES for t in run.TRANSPORTS if entry.applies(m, t)]
+    assert covered == [("2025-11-25", "stateless")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- `a:b` why, without the dash\n",
+        "- `a:b` (2024-01-01) — an unknown mode.\n",
+        "- `a:b` — once.\n- `a:b` (stateless) — twice for the stateless runs.\n",
+    ],
+)
+def test_a_malformed_or_doubled_entry_is_refused(text: str) -> None:
+    """A bullet naming a check must fit the form, with known scope words, once per run."""
+    with pytest.raises(ValueError, match="line"):
+        run.parse_expected(text)
+
+
+def test_the_committed_list_parses() -> None:
+    """EXPECTED_FAILURES.md is well formed, and names each check once."""
+    entries = run.parse_expected(run.EXPECTED_FAILURES.read_text(encoding="utf-8"))
+    assert entries
+    assert len({e.check for e in entries}) == len(entries)
+
+
+def test_repeated_checks_collapse_to_the_most_severe(tmp_path: Path) -> None:
+    """A check id reported twice takes its worse status; WARNING fails, INFO is neutral."""
+    write_checks(tmp_path, "ping", [("ping", "SUCCESS"), ("ping", "WARNING"), ("x", "INFO")])
+    write_checks(tmp_path, "tools-list", [("tools-list", "SUCCESS"), ("y", "SKIPPED")])
+    assert run.read_verdicts(tmp_path) == {
+        "ping:ping": run.FAIL,
+        "ping:x": run.NEUTRAL,
+        "tools-list:tools-list": run.PASS,
+        "tools-list:y": run.NEUTRAL,
+    }
+
+
+def test_judging_finds_unlisted_shortfalls_and_stale_entries() -> None:
+    """Unlisted failures and reference-only passes are unexpected; a listed pass is stale."""
+    entries = run.parse_expected("- `s:listed` — why.\n- `s:fixed` — why.\n- `s:gone` — why.\n")
+    fixture = {"s:listed": run.FAIL, "s:fixed": run.PASS, "s:new": run.FAIL, "s:skip": run.NEUTRAL}
+    reference = {"s:skip": run.PASS, "s:listed": run.PASS}
+    verdict = run.judge(fixture, entries, "2026-07-28", "stateless", reference)
+    assert verdict.unexpected == ("s:new", "s:skip")
+    assert verdict.stale == ("s:fixed",)
+    assert (verdict.passed, verdict.short, verdict.expected) == (1, 3, 1)
+
+
+def test_the_fixture_lists_the_tools_the_suite_calls() -> None:
+    """The fixture's tools carry the names the suite's scenarios call."""
+    names = {tool["name"] for tool in app.list_tools()}
+    assert names == {
+        "test_simple_text",
+        "test_error_handling",
+        "test_tool_with_progress",
+        "test_x_mcp_header",
+        "json_schema_2020_12_tool",
+    }
+
+
+def test_the_fixture_answers_as_the_suite_expects() -> None:
+    """Simple text comes back verbatim, the error tool as isError, progress thrice."""
+    tester = FusionTester(app)
+    assert tester.call_sync("test_simple_text").text == (
+        "This is a simple text response for testing."
+    )
+    assert tester.call_sync("test_error_handling").is_error
+    progress = tester.call_sync("test_tool_with_progress").progress
+    assert [event.done for event in progress] == [0, 50, 100]
+
+
+def test_the_schema_tool_keeps_what_a_signature_can_give() -> None:
+    """json_schema_2020_12_tool has $defs.address with its $anchor, and no extra fields."""
+    [tool] = [t for t in app.list_tools() if t["name"] == "json_schema_2020_12_tool"]
+    schema = tool["inputSchema"]
+    assert schema["$defs"]["address"]["$anchor"] == "addressDef"
+    assert schema["additionalProperties"] is False
