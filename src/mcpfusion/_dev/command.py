@@ -1,0 +1,116 @@
+"""``mcpfusion dev TARGET``: serve the dev console on 127.0.0.1 and print its URL."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import secrets
+import socket
+import sys
+import webbrowser
+from collections.abc import Sequence
+from typing import Any
+
+from mcpfusion._dev.reload import LiveApp
+from mcpfusion.cli import USAGE_ERROR, UsageError
+from mcpfusion.errors import DefinitionError
+
+HOST = "127.0.0.1"
+"""The console listens on loopback only: it runs the app's tools for whoever reaches it."""
+
+DEFAULT_PORT = 8765
+
+
+def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("target", metavar="TARGET")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"port on {HOST}; 0 picks one ({DEFAULT_PORT})",
+    )
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="how often to check the app's files and reload it when one changed; 0 turns "
+        "reloading off (1)",
+    )
+    parser.add_argument("--open", action="store_true", help="open the console in a browser")
+    parser.set_defaults(handler=run_dev)
+    return parser
+
+
+def add_dev_command(commands: Any) -> argparse.ArgumentParser:
+    """Adds ``dev`` to the ``mcpfusion`` command's subparsers; its handler is ``run_dev``.
+
+    Args:
+        commands: what ``ArgumentParser.add_subparsers()`` returned.
+    """
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "dev",
+        help="a local web console: call actions through forms, see each block the model "
+        "reads and the result rendered for people",
+    )
+    return _configure(parser)
+
+
+def _listen(port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((HOST, port))
+        # Listening before the URL is printed: a browser that is quick queues, not fails.
+        sock.listen(64)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {HOST}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def run_dev(args: argparse.Namespace) -> int:
+    """Serves the console for ``args.target`` until interrupted; returns the exit status.
+
+    Raises:
+        UsageError: the target cannot be loaded or the port is taken.
+    """
+    # Imported here, not at the top: Starlette, uvicorn and the token counter would add
+    # about 0.2 s to every other `mcpfusion` command, which imports this module.
+    from mcpfusion._dev.server import serve
+
+    live = LiveApp(args.target)
+    live.app.list_tools()  # a definition mistake stops the console before it starts
+    sock = _listen(args.port)
+    try:
+        token = secrets.token_urlsafe(24)
+        url = f"http://{HOST}:{sock.getsockname()[1]}/?token={token}"
+        print(f"mcpfusion dev: '{live.app.name}' at {url}", file=sys.stderr, flush=True)
+        if args.open:
+            webbrowser.open(url)
+        serve(live, sock, token, poll=args.poll)
+    finally:
+        sock.close()
+    return 0
+
+
+def main_dev(argv: Sequence[str] | None = None) -> int:
+    """Runs ``mcpfusion dev`` on its own (``python -m mcpfusion._dev``); returns the exit status."""
+    parser = _configure(
+        argparse.ArgumentParser(
+            prog="mcpfusion dev",
+            description="A local web console for an mcpfusion app. TARGET is "
+            "package.module:app or path/to/file.py:app (app may be a factory).",
+        )
+    )
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
+    logging.getLogger("mcpfusion").setLevel(logging.INFO)
+    try:
+        status: int = args.handler(args)
+    except (UsageError, DefinitionError) as exc:
+        print(f"mcpfusion: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        return 130
+    return status
