@@ -83,8 +83,13 @@ test("HTML in a table cell or in markdown is shown as text, not parsed", async (
   const { root, window } = await rendered("hostile");
   assert.equal(root.querySelectorAll("img, svg, script, iframe").length, 0);
   assert.deepEqual(handlers(root), []);
+  const cells = [...root.querySelectorAll("td")].map((td) => td.textContent);
+  assert.deepEqual(cells, [
+    "<img src=x onerror=window.__executed.push('img')>",
+    "</script><script>window.__executed.push('script')</script>",
+  ]);
   const text = root.textContent;
-  assert.ok(text.includes("<img src=x onerror=window.__executed.push('cell')>"));
+  assert.ok(text.includes("Customer <img src=x onerror=window.__executed.push('img')>"));
   assert.ok(text.includes("</script><script>window.__executed.push('script')</script>"));
   assert.ok(text.includes("<svg onload=window.__executed.push('svg')>"));
   assert.deepEqual(window.__executed, []);

@@ -14,6 +14,7 @@ import pytest
 
 from mcpfusion import UIBlock, response, tool_error, ui
 from tests.browser.environment import unavailable
+from tests.browser.hostile import hostile_result
 from tests.browser.sample_app import app as sample
 
 HERE = Path(__file__).resolve().parent
@@ -22,9 +23,6 @@ RENDERER = REPO / "src" / "mcpfusion" / "_renderer"
 SCRATCH = REPO / ".renderer-node"
 JSDOM_VERSION = "27.3.0"
 """Pinned: the newest jsdom that runs on Node 20."""
-
-HOSTILE_CELL = "<img src=x onerror=window.__executed.push('cell')>"
-SCRIPT_CELL = "</script><script>window.__executed.push('script')</script>"
 
 
 @pytest.fixture(scope="module")
@@ -74,35 +72,9 @@ def fixtures() -> dict[str, Any]:
         .suggest("orders.cancel", "Cancel <stale> orders")
         .build()
     )
-    hostile = response({"name": HOSTILE_CELL}).ui(
-        ui.table(["Customer"], [[HOSTILE_CELL], [SCRIPT_CELL]]),
-        ui.markdown(
-            "[click me](javascript:window.__executed.push('link'))\n\n"
-            "<svg onload=window.__executed.push('svg')>"
-        ),
-        ui.echarts(
-            {
-                "title": {"text": "t", "link": "javascript:window.__executed.push('title')"},
-                "tooltip": {"formatter": "<img src=x onerror=window.__executed.push('tip')>"},
-                "xAxis": {"type": "category", "data": ["a"]},
-                "yAxis": {"type": "value"},
-                "series": [
-                    {
-                        "type": "bar",
-                        "data": [3],
-                        "label": {
-                            "show": True,
-                            "formatter": "function(){window.__executed.push('label')}",
-                        },
-                    }
-                ],
-            }
-        ),
-    )
     results = {
         "all_kinds": all_kinds,
         "table": sample_call,
-        "hostile": hostile.build(),
         "bad_chart": response("x").ui(UIBlock("echarts", "```echarts\n{not json\n```")).build(),
         "diagram": response("x").ui(ui.mermaid("graph LR\n  placed --> paid")).build(),
         "code": response("x")
@@ -119,7 +91,8 @@ def fixtures() -> dict[str, Any]:
         ),
         "validation_error": invalid,
     }
-    return {name: result.to_mcp() for name, result in results.items()}
+    made = {name: result.to_mcp() for name, result in results.items()}
+    return {**made, "hostile": hostile_result()}
 
 
 def test_renderer_maps_results_to_the_dom(node_modules: Path, tmp_path: Path) -> None:
