@@ -14,12 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.remote.webdriver import WebDriver
-from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.browser.environment import CHROMEDRIVER, CHROMIUM, unavailable
+from tests.browser.webdriver import WAIT, Browser
 from tests.e2e.servers import stop
 
 HERE = Path(__file__).resolve().parent
@@ -38,27 +35,17 @@ FLAGS = (
     "--disable-sync",
     "--window-size=1600,1200",
 )
-WAIT = 30.0
-"""Seconds any one wait may take."""
-
 _ANNOUNCED = re.compile(r"at (http://127\.0\.0\.1:\d+/\?token=\S+)")
 
 
 @pytest.fixture(scope="session")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     """Headless Chromium through chromedriver, with a fresh profile; quit at the end."""
     for tool in (CHROMIUM, CHROMEDRIVER):
         if not tool.is_file():
             unavailable(f"{tool} is missing: `make test` installs chromium and chromium-driver")
-    options = webdriver.ChromeOptions()
-    # Both paths given, so Selenium never looks for (or downloads) a browser or driver.
-    options.binary_location = str(CHROMIUM)
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
-    driver.set_page_load_timeout(WAIT)
-    driver.set_script_timeout(WAIT)
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    driver = Browser(CHROMEDRIVER, CHROMIUM, [*FLAGS, f"--user-data-dir={profile}"])
     try:
         yield driver
     finally:
@@ -70,14 +57,6 @@ def artifacts(request: pytest.FixtureRequest) -> Path:
     """The folder for this test's screenshots."""
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
-
-
-def wait_until(driver: WebDriver, script: str, *args: Any, timeout: float = WAIT) -> Any:
-    """Runs ``script`` until it returns something truthy; returns that (bounded by timeout)."""
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
-        lambda d: d.execute_script(script, *args),
-        message=f"waited {timeout} s for: {script}",
-    )
 
 
 @contextmanager

@@ -10,15 +10,14 @@ from typing import Any
 
 import anyio
 import pytest
-from selenium.webdriver.common.by import By
-from selenium.webdriver.remote.webdriver import WebDriver
 
 from examples.billing.db import BillingDB
 from examples.billing.server import create_app
 from mcpfusion import ToolResponse
 from mcpfusion.terminal import TokenCounter, classify, definition_json
-from tests.browser.conftest import console, wait_until
+from tests.browser.conftest import console
 from tests.browser.sample_app import app as sample
+from tests.browser.webdriver import ELEMENT, Browser
 
 pytestmark = pytest.mark.slow
 
@@ -55,23 +54,20 @@ def counter() -> TokenCounter:
     return TokenCounter()
 
 
-def call(browser: WebDriver, tool: str, action: str, calls: int, **values: str) -> None:
+def call(browser: Browser, tool: str, action: str, calls: int, **values: str) -> None:
     """Fills the action's form, presses Call, and waits for call number ``calls`` to show."""
-    form = browser.find_element(
-        By.CSS_SELECTOR, f'form[data-tool="{tool}"][data-action="{action}"]'
-    )
-    details = form.find_element(By.TAG_NAME, "details")
-    if not details.get_attribute("open"):
-        form.find_element(By.TAG_NAME, "summary").click()
+    form = browser.find(f'form[data-tool="{tool}"][data-action="{action}"]')
+    if not browser.execute("return arguments[0].querySelector('details').open", {ELEMENT: form}):
+        browser.click(browser.find("summary", within=form))
     for name, value in values.items():
-        form.find_element(By.CSS_SELECTOR, f'[data-field="{name}"] input').send_keys(value)
-    form.find_element(By.CSS_SELECTOR, "button.call").click()
-    wait_until(browser, "return document.body.dataset.calls === arguments[0]", str(calls))
+        browser.type(browser.find(f'[data-field="{name}"] input', within=form), value)
+    browser.click(browser.find("button.call", within=form))
+    browser.wait_until("return document.body.dataset.calls === arguments[0]", str(calls))
 
 
-def shown_blocks(browser: WebDriver) -> list[list[Any]]:
+def shown_blocks(browser: Browser) -> list[list[Any]]:
     """The model pane: kind, label line, token count and text of each block."""
-    blocks: list[list[Any]] = browser.execute_script(BLOCKS)
+    blocks: list[list[Any]] = browser.execute(BLOCKS)
     return blocks
 
 
@@ -83,19 +79,18 @@ def expected_blocks(response: ToolResponse, counter: TokenCounter) -> list[list[
     ]
 
 
-def in_renderer(browser: WebDriver, renders: int) -> None:
+def in_renderer(browser: Browser, renders: int) -> None:
     """Switches into the renderer's frame once it has drawn ``renders`` results."""
-    browser.switch_to.default_content()
-    browser.switch_to.frame(browser.find_element(By.ID, "renderer"))
-    wait_until(
-        browser,
+    browser.frame(None)
+    browser.frame(browser.find("#renderer"))
+    browser.wait_until(
         "return document.getElementById('mcpfusion-root').dataset.rendered === arguments[0]",
         str(renders),
     )
 
 
 def test_invoice_list_shows_table_chart_and_the_cli_token_counts(
-    browser: WebDriver, tmp_path: Path, artifacts: Path, counter: TokenCounter
+    browser: Browser, tmp_path: Path, artifacts: Path, counter: TokenCounter
 ) -> None:
     """billing.list_invoices through its form: 50 ids in the table, a drawn chart, CLI counts."""
     db = tmp_path / "billing.db"
@@ -105,8 +100,8 @@ def test_invoice_list_shows_table_chart_and_the_cli_token_counts(
     assert len(ids) == 50
     with console("examples.billing.__main__:app", env={"MCPFUSION_BILLING_DB": str(db)}) as url:
         browser.get(url)
-        wait_until(browser, READY, 'form[data-action="list_invoices"]')
-        tool_tokens = browser.execute_script(
+        browser.wait_until(READY, 'form[data-action="list_invoices"]')
+        tool_tokens = browser.execute(
             "return [...document.querySelectorAll('section.tool')]"
             ".map((s) => [s.dataset.tool, Number(s.dataset.tokens)])"
         )
@@ -116,53 +111,53 @@ def test_invoice_list_shows_table_chart_and_the_cli_token_counts(
         call(browser, "billing", "list_invoices", 1)
         assert shown_blocks(browser) == expected_blocks(expected, counter)
         in_renderer(browser, 1)
-        assert browser.execute_script(ROW_IDS) == ids
-        assert browser.execute_script(INKED, ".mf-chart") > 500
-        browser.switch_to.default_content()
-        browser.save_screenshot(str(artifacts / "console-billing.png"))
+        assert browser.execute(ROW_IDS) == ids
+        assert browser.execute(INKED, ".mf-chart") > 500
+        browser.frame(None)
+        browser.screenshot(artifacts / "console-billing.png")
 
 
 def test_orders_show_diagram_progress_and_an_error_as_the_agent_reads_it(
-    browser: WebDriver, artifacts: Path, counter: TokenCounter
+    browser: Browser, artifacts: Path, counter: TokenCounter
 ) -> None:
     """A table, chart and SVG diagram with a progress bar; then a tool error on both sides."""
     expected = anyio.run(sample.call_tool, "orders", {"action": "list_orders"})
     failure = anyio.run(sample.call_tool, "orders", {"action": "cancel_order", "order_id": "ORD-9"})
     with console(f"{SAMPLE}:app") as url:
         browser.get(url)
-        wait_until(browser, READY, 'form[data-action="list_orders"]')
+        browser.wait_until(READY, 'form[data-action="list_orders"]')
         call(browser, "orders", "list_orders", 1)
-        assert browser.execute_script("return document.body.dataset.progressEvents") == "3"
+        assert browser.execute("return document.body.dataset.progressEvents") == "3"
         assert shown_blocks(browser) == expected_blocks(expected, counter)
         in_renderer(browser, 1)
-        assert len(browser.execute_script(ROW_IDS)) == 50
-        assert browser.execute_script("return document.querySelector('.mf-mermaid svg g') !== null")
-        assert browser.execute_script(INKED, ".mf-chart") > 500
-        browser.switch_to.default_content()
-        browser.save_screenshot(str(artifacts / "console-orders.png"))
+        assert len(browser.execute(ROW_IDS)) == 50
+        assert browser.execute("return document.querySelector('.mf-mermaid svg g') !== null")
+        assert browser.execute(INKED, ".mf-chart") > 500
+        browser.frame(None)
+        browser.screenshot(artifacts / "console-orders.png")
 
         call(browser, "orders", "cancel_order", 2, order_id="ORD-9")
         assert shown_blocks(browser) == expected_blocks(failure, counter)
         in_renderer(browser, 2)
-        error = browser.execute_script(
+        error = browser.execute(
             "const box = document.querySelector('.mf-error');"
             "return [box.dataset.code, box.querySelector('.mf-raw pre').textContent]"
         )
         assert error == ["NOT_FOUND", failure.blocks[0]]
-        browser.switch_to.default_content()
-        browser.save_screenshot(str(artifacts / "console-error.png"))
+        browser.frame(None)
+        browser.screenshot(artifacts / "console-error.png")
 
 
-def test_console_reloads_the_app_when_its_file_changes(browser: WebDriver, tmp_path: Path) -> None:
+def test_console_reloads_the_app_when_its_file_changes(browser: Browser, tmp_path: Path) -> None:
     """Saving the app's file shows the new tool list without restarting the console."""
     source = tmp_path / "reloaded_app.py"
     shutil.copyfile(SAMPLE, source)
     with console(f"{source}:app", "--poll", "0.1") as url:
         browser.get(url)
-        wait_until(browser, READY, 'section.tool[data-tool="orders"]')
+        browser.wait_until(READY, 'section.tool[data-tool="orders"]')
         source.write_text(source.read_text().replace('app.tool("orders"', 'app.tool("purchases"'))
         stat = source.stat()  # a later mtime, even where the clock is coarse
         os.utime(source, (stat.st_atime, stat.st_mtime + 5))
-        wait_until(browser, "return document.querySelector('section.tool[data-tool=purchases]')")
-        assert browser.execute_script("return document.body.dataset.toolsVersion") == "2"
-        assert browser.execute_script("return document.getElementById('banner').hidden")
+        browser.wait_until("return document.querySelector('section.tool[data-tool=purchases]')")
+        assert browser.execute("return document.body.dataset.toolsVersion") == "2"
+        assert browser.execute("return document.getElementById('banner').hidden")

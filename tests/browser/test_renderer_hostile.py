@@ -6,12 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium.webdriver.common.by import By
-from selenium.webdriver.remote.webdriver import WebDriver
 
 from mcpfusion._renderer import renderer_document
 from tests.browser import hostile
-from tests.browser.conftest import wait_until
+from tests.browser.webdriver import ELEMENT, Browser
 
 pytestmark = pytest.mark.slow
 
@@ -42,14 +40,14 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> str:
     return path.as_uri()
 
 
-def render(browser: WebDriver, page: str, result: dict[str, Any]) -> None:
+def render(browser: Browser, page: str, result: dict[str, Any]) -> None:
     """Loads the renderer, starts recording executions and CSP violations, renders ``result``."""
     browser.get(page)
-    browser.execute_script(WATCH)
-    assert browser.execute_async_script(RENDER, result) is None
+    browser.execute(WATCH)
+    assert browser.execute_async(RENDER, result) is None
 
 
-def nothing_ran(browser: WebDriver, *, parsed_handlers: bool = False) -> None:
+def nothing_ran(browser: Browser, *, parsed_handlers: bool = False) -> None:
     """No payload ran, no inline handler is in the page, and the CSP had nothing to block.
 
     Args:
@@ -57,70 +55,64 @@ def nothing_ran(browser: WebDriver, *, parsed_handlers: bool = False) -> None:
             handler that DOMParser merely parses (as a sanitizer does), in a document that
             can never run it; the page's own handlers are checked separately.
     """
-    browser.execute_async_script(SETTLE)  # lets any late handler (an image error) fire
-    assert browser.execute_script("return window.__executed") == []
-    assert browser.execute_script(HANDLERS) == []
-    violations = browser.execute_script("return window.__violations")
+    browser.execute_async(SETTLE)  # lets any late handler (an image error) fire
+    assert browser.execute("return window.__executed") == []
+    assert browser.execute(HANDLERS) == []
+    violations = browser.execute("return window.__violations")
     if parsed_handlers:
         violations = [v for v in violations if not v.startswith("script-src-attr ")]
     assert violations == []
 
 
 def test_hostile_table_markdown_chart_and_code_run_nothing(
-    browser: WebDriver, page: str, artifacts: Path
+    browser: Browser, page: str, artifacts: Path
 ) -> None:
     """Payloads in a table cell, markdown, a chart option and code stay inert text."""
     render(browser, page, hostile.hostile_result())
-    cells = browser.execute_script(
+    cells = browser.execute(
         "return [...document.querySelectorAll('.mf-markdown td')].map((td) => td.textContent)"
     )
     assert cells == [hostile.IMG, hostile.SCRIPT]
-    markdown = browser.execute_script(
-        "return document.querySelectorAll('.mf-markdown')[1].textContent"
-    )
+    markdown = browser.execute("return document.querySelectorAll('.mf-markdown')[1].textContent")
     assert f"Customer {hostile.IMG}" in markdown
     assert hostile.SVG in markdown
     assert (
-        browser.execute_script("return document.querySelector('[data-type=html] code').textContent")
+        browser.execute("return document.querySelector('[data-type=html] code').textContent")
         == hostile.SCRIPT
     )
-    link = browser.find_element(By.LINK_TEXT, hostile.LINK_TEXT)
-    assert link.get_attribute("href") is None
-    link.click()
+    link = browser.find("#mcpfusion-root a")
+    assert browser.execute("return arguments[0].textContent", {ELEMENT: link}) == hostile.LINK_TEXT
+    assert browser.execute("return arguments[0].getAttribute('href')", {ELEMENT: link}) is None
+    browser.click(link)
     # The chart's tooltip and label formatters are strings: showing them runs nothing.
-    browser.execute_script(
+    browser.execute(
         "echarts.getInstanceByDom(document.querySelector('.mf-chart'))"
         ".dispatchAction({type: 'showTip', seriesIndex: 0, dataIndex: 0})"
     )
-    browser.save_screenshot(str(artifacts / "renderer-hostile.png"))
+    browser.screenshot(artifacts / "renderer-hostile.png")
     nothing_ran(browser)
 
 
-def test_hostile_mermaid_label_and_click_run_nothing(browser: WebDriver, page: str) -> None:
+def test_hostile_mermaid_label_and_click_run_nothing(browser: Browser, page: str) -> None:
     """A diagram with markup in a label and a click callback draws, and runs nothing."""
     render(browser, page, hostile.hostile_diagram())
-    assert wait_until(browser, "return document.querySelector('.mf-mermaid svg') !== null")
-    browser.execute_script(
+    assert browser.wait_until("return document.querySelector('.mf-mermaid svg') !== null")
+    browser.execute(
         "document.querySelectorAll('.mf-mermaid svg .node').forEach((n) => n.dispatchEvent("
         "new MouseEvent('click', {bubbles: true})))"
     )
-    assert browser.execute_script("return document.querySelectorAll('.mf-mermaid img').length") == 0
+    assert browser.execute("return document.querySelectorAll('.mf-mermaid img').length") == 0
     # mermaid's own sanitizer parses the label's markup, which Chromium reports.
     nothing_ran(browser, parsed_handlers=True)
 
 
-def test_error_envelope_shows_markup_as_text(browser: WebDriver, page: str) -> None:
+def test_error_envelope_shows_markup_as_text(browser: Browser, page: str) -> None:
     """An error whose message holds markup shows it as text, envelope and all."""
     result = hostile.hostile_error()
     render(browser, page, result)
-    message = browser.execute_script(
-        "return document.querySelector('.mf-error-message').textContent"
-    )
+    message = browser.execute("return document.querySelector('.mf-error-message').textContent")
     assert message == f"Customer {hostile.IMG} does not exist."
-    raw = browser.execute_script("return document.querySelector('.mf-raw pre').textContent")
+    raw = browser.execute("return document.querySelector('.mf-raw pre').textContent")
     assert raw == result["content"][0]["text"]
-    assert (
-        browser.execute_script("return document.querySelectorAll('#mcpfusion-root img').length")
-        == 0
-    )
+    assert browser.execute("return document.querySelectorAll('#mcpfusion-root img').length") == 0
     nothing_ran(browser)
