@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import argparse
 import logging
-import secrets
-import socket
 import sys
-import webbrowser
 from collections.abc import Sequence
 from typing import Any
 
-from mcpfusion._dev.reload import LiveApp
-from mcpfusion.cli import USAGE_ERROR, UsageError
 from mcpfusion.errors import DefinitionError
 
 HOST = "127.0.0.1"
@@ -56,42 +51,18 @@ def add_dev_command(commands: Any) -> argparse.ArgumentParser:
     return _configure(parser)
 
 
-def _listen(port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((HOST, port))
-        # Listening before the URL is printed: a browser that is quick queues, not fails.
-        sock.listen(64)
-    except OSError as exc:
-        sock.close()
-        raise UsageError(f"cannot listen on {HOST}:{port}: {exc.strerror or exc}") from None
-    return sock
-
-
 def run_dev(args: argparse.Namespace) -> int:
     """Serves the console for ``args.target`` until interrupted; returns the exit status.
 
     Raises:
         UsageError: the target cannot be loaded or the port is taken.
     """
-    # Imported here, not at the top: Starlette, uvicorn and the token counter would add
-    # about 0.2 s to every other `mcpfusion` command, which imports this module.
-    from mcpfusion._dev.server import serve
+    # Imported here, not at the top: the console imports the CLI (load_app, UsageError),
+    # which imports this module to register `dev`; and Starlette, uvicorn and the token
+    # counter would add about 0.2 s to every other `mcpfusion` command.
+    from mcpfusion._dev.server import run_console
 
-    live = LiveApp(args.target)
-    live.app.list_tools()  # a definition mistake stops the console before it starts
-    sock = _listen(args.port)
-    try:
-        token = secrets.token_urlsafe(24)
-        url = f"http://{HOST}:{sock.getsockname()[1]}/?token={token}"
-        print(f"mcpfusion dev: '{live.app.name}' at {url}", file=sys.stderr, flush=True)
-        if args.open:
-            webbrowser.open(url)
-        serve(live, sock, token, poll=args.poll)
-    finally:
-        sock.close()
-    return 0
+    return run_console(args.target, host=HOST, port=args.port, poll=args.poll, browse=args.open)
 
 
 def main_dev(argv: Sequence[str] | None = None) -> int:
@@ -103,6 +74,9 @@ def main_dev(argv: Sequence[str] | None = None) -> int:
             "package.module:app or path/to/file.py:app (app may be a factory).",
         )
     )
+    # Imported here for the same reason as in run_dev: the CLI imports this module.
+    from mcpfusion.cli import USAGE_ERROR, UsageError
+
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
     logging.getLogger("mcpfusion").setLevel(logging.INFO)

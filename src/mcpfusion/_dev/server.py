@@ -8,7 +8,9 @@ import json
 import logging
 import secrets
 import socket
+import sys
 import time
+import webbrowser
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -282,3 +284,38 @@ async def _serve(live: LiveApp, sock: socket.socket, token: str, poll: float) ->
             group.start_soon(live.watch, poll)
         await server.serve([sock])
         group.cancel_scope.cancel()
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        # Listening before the URL is printed: a browser that is quick queues, not fails.
+        sock.listen(64)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def run_console(target: str, *, host: str, port: int, poll: float, browse: bool) -> int:
+    """Loads ``target``, prints the console's URL and serves it until interrupted.
+
+    Raises:
+        UsageError: the target cannot be loaded or the port is taken.
+        DefinitionError: a tool of the app is defined wrongly.
+    """
+    live = LiveApp(target)
+    live.app.list_tools()  # a definition mistake stops the console before it starts
+    sock = _listen(host, port)
+    try:
+        token = secrets.token_urlsafe(24)
+        url = f"http://{host}:{sock.getsockname()[1]}/?token={token}"
+        print(f"mcpfusion dev: '{live.app.name}' at {url}", file=sys.stderr, flush=True)
+        if browse:
+            webbrowser.open(url)
+        serve(live, sock, token, poll=poll)
+    finally:
+        sock.close()
+    return 0
