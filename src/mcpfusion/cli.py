@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 
 from mcpfusion._app import Fusion
+from mcpfusion._dev import add_dev_command
 from mcpfusion._errors import DefinitionError
 from mcpfusion._options import HttpOptions
 from mcpfusion.terminal import Style, TokenCounter, render_result, render_tools
@@ -295,6 +296,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     call.add_argument("--json", action="store_true", help="print the exact MCP result")
     call.set_defaults(handler=_call)
+
+    add_dev_command(commands)
     return parser
 
 

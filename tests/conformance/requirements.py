@@ -445,7 +445,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     Clause(
         "S07.4",
         "Progress messages cannot open or close a reserved tag.",
-        pending="untested",
+        tests=("tests/unit/test_context.py::test_progress_messages_follow_the_text_rules",),
     ),
     Clause(
         "S07.5",
