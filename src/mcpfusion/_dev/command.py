@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from mcpfusion.errors import DefinitionError
+from mcpfusion._errors import DefinitionError
 
 HOST = "127.0.0.1"
 """The console listens on loopback only: it runs the app's tools for whoever reaches it."""

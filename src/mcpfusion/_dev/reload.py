@@ -13,7 +13,7 @@ from typing import Final
 
 import anyio
 
-from mcpfusion.app import Fusion
+from mcpfusion._app import Fusion
 from mcpfusion.cli import UsageError, load_app
 
 logger = logging.getLogger("mcpfusion.dev")

@@ -27,8 +27,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from mcpfusion._dev.forms import action_forms, form_arguments
 from mcpfusion._dev.reload import LiveApp
 from mcpfusion._renderer import renderer_document
+from mcpfusion._response import ToolResponse
 from mcpfusion.cli import UsageError
-from mcpfusion.response import ToolResponse
 from mcpfusion.terminal import TokenCounter, classify, definition_json
 
 logger = logging.getLogger("mcpfusion.dev")
