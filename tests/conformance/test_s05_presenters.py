@@ -302,7 +302,7 @@ def test_presenter_error_names_presenter_row_and_field() -> None:
     """SPEC §5.1/§9: a bad row 7 raises PresenterError naming the Presenter, index and path."""
     rows = [raw_invoice(n) for n in range(10)]
     del rows[7]["customer"]["email"]
-    message = r"^Presenter 'Invoice' rejected item 7, field 'customer\.email': Field required$"
+    message = r"^Presenter 'Invoice' rejected item 7, field 'customer\.email': missing$"
     with pytest.raises(PresenterError, match=message) as caught:
         Presenter("Invoice", Invoice).present(rows)
     error = caught.value

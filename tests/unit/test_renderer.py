@@ -42,7 +42,7 @@ def test_verify_vendor_names_an_altered_and_a_missing_file(tmp_path: Path) -> No
     script = copy / "marked" / "marked.umd.js"
     script.write_bytes(script.read_bytes() + b"\n")
     (copy / "echarts" / "NOTICE").unlink()
-    with pytest.raises(VendorError) as caught:
+    with pytest.raises(VendorError, match="sha256") as caught:
         verify_vendor(copy)
     assert "marked/marked.umd.js: sha256" in str(caught.value)
     assert "echarts/NOTICE: missing" in str(caught.value)
