@@ -19,7 +19,7 @@ from mcpfusion._errors import DefinitionError
 from mcpfusion._jsonschema import QuietJsonSchema
 from mcpfusion._presenter import Presenter
 from mcpfusion._response import ToolResponse, success
-from mcpfusion._structured import OutputSchema
+from mcpfusion._structured import OutputSchema, failed
 from mcpfusion._threads import run_in_thread
 
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -170,6 +170,10 @@ class Action:
                 raise
         result = await run_in_thread(functools.partial(self.handler, **kwargs), request.cancel)
         return await result if inspect.isawaitable(result) else result
+
+    def failed(self, response: ToolResponse) -> ToolResponse:
+        """The envelope a failed call sends: on a structured action, always an error."""
+        return failed(response) if self.output is not None else response
 
     async def respond(self, value: Any, context: Any, select: Sequence[str] | None) -> ToolResponse:
         """Turns the handler's value into the response: SPEC §13's one wrapping rule.

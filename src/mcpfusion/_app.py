@@ -219,14 +219,14 @@ class Fusion:
             value = await action.invoke(kwargs, request, context)
             return await action.respond(value, context, select)
         except Exception as exc:
-            return from_exception(exc, request.tool, request.action)
+            return action.failed(from_exception(exc, request.tool, request.action))
         except BaseException as exc:
             # Cancellation propagates; anything else a handler or a library in it raises
             # (SystemExit from sys.exit(), KeyboardInterrupt, GeneratorExit) fails this
             # call, not the server.
             if _is_cancellation(exc):
                 raise
-            return from_exception(exc, request.tool, request.action)
+            return action.failed(from_exception(exc, request.tool, request.action))
 
     # -- serving ---------------------------------------------------------------------------
     # The server module is imported on use: the core never loads the MCP SDK unless the app

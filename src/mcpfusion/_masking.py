@@ -81,10 +81,10 @@ def _as_typed_dict(node: Any) -> Any:
     return typed
 
 
-def _allows_extra(node: Any) -> bool:
+def allows_extra(node: Any) -> bool:
     """Whether any model, typed dict or dataclass in a core schema keeps undeclared fields."""
     if isinstance(node, list):
-        return any(_allows_extra(item) for item in node)
+        return any(allows_extra(item) for item in node)
     if not isinstance(node, dict):
         return False
     config = node.get("config")
@@ -92,7 +92,7 @@ def _allows_extra(node: Any) -> bool:
         isinstance(config, dict) and config.get("extra_fields_behavior") == "allow"
     ):
         return True
-    return any(_allows_extra(value) for key, value in node.items() if key != "config")
+    return any(allows_extra(value) for key, value in node.items() if key != "config")
 
 
 def _list_of(schema: dict[str, Any]) -> dict[str, Any]:
@@ -133,7 +133,7 @@ class Mask:
 
     def __init__(self, model: type[BaseModel]) -> None:
         schema = model.__pydantic_core_schema__
-        if _allows_extra(schema):
+        if allows_extra(schema):
             # Model instances would carry the extras into the dump: the whitelist would leak
             # on every input that takes the model path (objects, validators, computed fields).
             raise DefinitionError(

@@ -10,6 +10,8 @@ from pydantic import TypeAdapter, ValidationError
 from mcpfusion._datablock import select_fields
 from mcpfusion._errors import DefinitionError, OutputMismatchError
 from mcpfusion._jsonschema import QuietJsonSchema, hoist_defs
+from mcpfusion._masking import allows_extra
+from mcpfusion._parse import parse_error
 from mcpfusion._response import ToolResponse, success_structured
 
 RESULT_KEY = "result"
@@ -37,6 +39,13 @@ class OutputSchema:
                 f"{owner}: output_schema={schema!r} is not a type pydantic can describe "
                 f"({exc}); pass a pydantic model class."
             ) from exc
+        if allows_extra(self._adapter.core_schema):
+            # The dump would carry undeclared fields: an output schema is a whitelist too.
+            raise DefinitionError(
+                f"{owner}: output_schema={schema!r} (or a model inside it) sets "
+                "extra='allow'; use extra='ignore' or 'forbid', so undeclared fields are "
+                "never sent"
+            )
         inner = _inline_top_ref(inner)
         self.wrapped = inner.get("type") != "object"
         if self.wrapped:
@@ -87,15 +96,16 @@ class OutputSchema:
     def resend(self, response: ToolResponse, select: Sequence[str] | None) -> ToolResponse:
         """The response to send for one the handler built itself.
 
-        An error passes untouched. Structured content goes through ``respond`` like any
-        returned value, so a hand-built response cannot slip undeclared fields past the
-        schema or ignore ``_select``; its text becomes the JSON of what is sent.
+        An error envelope is sent as an error (see ``failed``). Structured content goes
+        through ``respond`` like any returned value, so a hand-built response cannot slip
+        undeclared fields past the schema or ignore ``_select``; its text becomes the JSON
+        of what is sent.
 
         Raises:
             OutputMismatchError: if structured content is missing or does not fit the schema.
         """
-        if response.is_error:
-            return response
+        if response.is_error or parse_error(response.blocks[0]) is not None:
+            return failed(response)
         content = response.structured_content
         if content is None:
             raise OutputMismatchError(
@@ -107,6 +117,18 @@ class OutputSchema:
         if set(content) != {RESULT_KEY}:
             raise OutputMismatchError(f"structured content must be {{{RESULT_KEY!r}: …}}")
         return self.respond(content[RESULT_KEY], select)
+
+
+def failed(response: ToolResponse) -> ToolResponse:
+    """An error envelope as a structured action sends it: always with ``isError``.
+
+    MCP requires ``structuredContent`` on every result of a tool that declares an output
+    schema unless it is an error. A warning envelope carries no data, so on such an action
+    it goes out as an error (its ``severity`` still says ``warning``).
+    """
+    if response.is_error:
+        return response
+    return ToolResponse(response.blocks, is_error=True)
 
 
 def _inline_top_ref(schema: dict[str, Any]) -> dict[str, Any]:

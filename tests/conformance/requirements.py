@@ -848,6 +848,13 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s12_output_schema.py::test_grouped_tool_with_one_shared_schema",
         ),
     ),
+    Clause(
+        "S12.8",
+        "An error envelope from an action with an output schema is sent with isError: true.",
+        tests=(
+            "tests/conformance/test_s12_output_schema.py::test_a_warning_on_a_structured_action_is_sent_as_an_error",
+        ),
+    ),
     # -- 13. Handler return values, tools and the testing side door --------------------
     Clause(
         "S13.1",

@@ -8,9 +8,16 @@ import logging
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
-from mcpfusion import response, success, success_structured
+from mcpfusion import (
+    DefinitionError,
+    ToolError,
+    response,
+    success,
+    success_structured,
+    tool_error,
+)
 from mcpfusion._app import Fusion
 from mcpfusion._response import ToolResponse
 from mcpfusion.testing import FusionTester
@@ -175,3 +182,48 @@ def test_select_relaxes_top_level_required() -> None:
     app = Fusion("t")
     app.tool("t").enable_select().action("a", output_schema=Total)(lambda: None)
     assert "required" not in app.list_tools()[0]["outputSchema"]
+
+
+@pytest.mark.parametrize("how", ["raised", "returned"])
+async def test_a_warning_on_a_structured_action_is_sent_as_an_error(how: str) -> None:
+    """SPEC §12: a warning carries no structured content, so it goes out with isError."""
+    app = Fusion("srv")
+
+    @app.tool("t").action("a", output_schema=Total)
+    def warn() -> Any:
+        if how == "raised":
+            raise ToolError("STALE", "Totals are an hour old.", severity="warning")
+        return tool_error("STALE", "Totals are an hour old.", severity="warning")
+
+    result = await FusionTester(app).call("t", "a")
+    assert result.is_error
+    assert result.structured_content is None
+    assert result.error is not None
+    assert (result.error.code, result.error.severity) == ("STALE", "warning")
+
+
+async def test_a_warning_elsewhere_is_not_an_error() -> None:
+    """SPEC §9: without an output schema a warning keeps isError false."""
+    app = Fusion("srv")
+
+    @app.tool("t").action("a")
+    def warn() -> None:
+        raise ToolError("STALE", "Totals are an hour old.", severity="warning")
+
+    result = await FusionTester(app).call("t", "a")
+    assert not result.is_error
+    assert result.error_code == "STALE"
+
+
+def test_an_output_schema_that_allows_extra_fields_is_refused() -> None:
+    """SPEC §12: an output schema is a whitelist; extra='allow' would send undeclared fields."""
+
+    class Open(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        cents: int
+
+    tool = Fusion("srv").tool("t")
+    with pytest.raises(DefinitionError, match=r"sets extra='allow'"):
+        tool.action("a", output_schema=Open)(lambda: {"cents": 1})
+    with pytest.raises(DefinitionError, match=r"sets extra='allow'"):
+        tool.action("b", output_schema=list[Open])(lambda: [])
