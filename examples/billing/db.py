@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from examples.billing import seed
 
@@ -48,6 +48,14 @@ SELECT i.id, i.number, i.customer_id, c.name AS customer_name, i.amount_cents, i
        i.status, i.issued_at, i.due_at, i.tenant_id, i.internal_notes
 FROM invoices AS i JOIN customers AS c ON c.id = i.customer_id
 """
+
+
+Outcome = Literal["done", "unknown", "paid", "abandoned"]
+"""What a change to one invoice came to."""
+
+
+def _always() -> bool:
+    return True
 
 
 class BillingDatabaseError(Exception):
@@ -175,15 +183,11 @@ class BillingDB:
             )
             return {**dict(row), "lines": [dict(line) for line in lines]}
 
-    def record_reminder(self, invoice_id: str) -> bool:
-        """Records that a reminder was sent, once per invoice; ``False`` if it does not exist."""
-        with self._connect() as conn:
-            if conn.execute("SELECT 1 FROM invoices WHERE id = ?", (invoice_id,)).fetchone():
-                conn.execute(
-                    "INSERT OR IGNORE INTO reminders VALUES (?, datetime('now'))", (invoice_id,)
-                )
-                return True
-            return False
+    def record_reminder(self, invoice_id: str, proceed: Callable[[], bool] = _always) -> Outcome:
+        """Records that a reminder was sent, once per unpaid invoice (see ``_change``)."""
+        return self._change(
+            invoice_id, "INSERT OR IGNORE INTO reminders VALUES (?, datetime('now'))", proceed
+        )
 
     def reminded(self, invoice_id: str) -> bool:
         """Whether a reminder was recorded for the invoice."""
@@ -191,11 +195,40 @@ class BillingDB:
             sql = "SELECT 1 FROM reminders WHERE invoice_id = ?"
             return conn.execute(sql, (invoice_id,)).fetchone() is not None
 
-    def mark_paid(self, invoice_id: str) -> bool:
-        """Marks an unpaid invoice paid; ``False`` if it is unknown or already paid."""
+    def mark_paid(self, invoice_id: str, proceed: Callable[[], bool] = _always) -> Outcome:
+        """Marks an unpaid invoice paid (see ``_change``)."""
+        return self._change(invoice_id, "UPDATE invoices SET status = 'paid' WHERE id = ?", proceed)
+
+    def _change(self, invoice_id: str, statement: str, proceed: Callable[[], bool]) -> Outcome:
+        """Runs ``statement`` on an unpaid invoice in one transaction.
+
+        IMMEDIATE takes the write lock first, so the status read and the change that
+        depends on it see the same invoice. ``proceed`` is asked last, before committing:
+        ``False`` (the call was cancelled, say) rolls the change back.
+
+        Returns:
+            ``"done"``, ``"unknown"`` (no such invoice), ``"paid"`` (already paid: nothing
+            to change) or ``"abandoned"`` (``proceed`` said no).
+        """
         with self._connect() as conn:
-            sql = "UPDATE invoices SET status = 'paid' WHERE id = ? AND status != 'paid'"
-            return conn.execute(sql, (invoice_id,)).rowcount == 1
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute(
+                    "SELECT status FROM invoices WHERE id = ?", (invoice_id,)
+                ).fetchone()
+                outcome: Outcome
+                if row is None:
+                    outcome = "unknown"
+                elif row[0] == "paid":
+                    outcome = "paid"
+                else:
+                    conn.execute(statement, (invoice_id,))
+                    outcome = "done" if proceed() else "abandoned"
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT" if outcome == "done" else "ROLLBACK")
+            return outcome
 
     def list_customers(self, country: str | None = None) -> list[dict[str, Any]]:
         """Customers in id order, optionally from one country (ISO 3166 alpha-2)."""

@@ -8,10 +8,14 @@ from pydantic import BaseModel, Field
 
 from examples.billing.db import BillingDB
 from examples.billing.presenters import Status, customer_view, invoice_view
-from mcpfusion import Fusion, ToolError, ToolResponse, toon_success
+from mcpfusion import Context, Fusion, ToolError, ToolResponse, toon_success
 
-InvoiceId = Annotated[str, Field(description="Invoice id, e.g. INV-00001.")]
-CustomerId = Annotated[str, Field(description="Customer id, e.g. CUS-0001.")]
+InvoiceId = Annotated[
+    str, Field(description="Invoice id, e.g. INV-00001.", pattern=r"^INV-\d+$", max_length=16)
+]
+CustomerId = Annotated[
+    str, Field(description="Customer id, e.g. CUS-0001.", pattern=r"^CUS-\d+$", max_length=16)
+]
 
 
 class MonthRevenue(BaseModel):
@@ -77,9 +81,19 @@ def create_app(db: BillingDB) -> Fusion:
         description="Send a payment reminder; sending it twice is harmless.",
         idempotent=True,
     )
-    def remind(invoice_id: InvoiceId) -> None:
-        if not db.record_reminder(invoice_id):
+    def remind(invoice_id: InvoiceId, ctx: Context) -> None:
+        # A sync handler runs to its end even when the call is cancelled: the change is
+        # committed only if the call is still wanted.
+        outcome = db.record_reminder(invoice_id, proceed=lambda: not ctx.cancelled)
+        if outcome == "unknown":
             raise _not_found("Invoice", invoice_id, "billing.list_invoices")
+        if outcome == "paid":
+            raise ToolError(
+                "CONFLICT",
+                f"Invoice {invoice_id} is paid: there is nothing to remind.",
+                recovery="Call billing.get_invoice to see it.",
+                available_actions=["billing.get_invoice"],
+            )
 
     @billing.action(
         "mark_paid",
@@ -87,9 +101,11 @@ def create_app(db: BillingDB) -> Fusion:
         returns=invoice_view,
         destructive=True,
     )
-    def mark_paid(invoice_id: InvoiceId) -> dict[str, Any]:
-        if not db.mark_paid(invoice_id):
-            invoice_or_error(invoice_id)  # raises NOT_FOUND for an unknown id
+    def mark_paid(invoice_id: InvoiceId, ctx: Context) -> dict[str, Any]:
+        outcome = db.mark_paid(invoice_id, proceed=lambda: not ctx.cancelled)
+        if outcome == "unknown":
+            raise _not_found("Invoice", invoice_id, "billing.list_invoices")
+        if outcome == "paid":
             raise ToolError(
                 "CONFLICT",
                 f"Invoice {invoice_id} is already paid.",

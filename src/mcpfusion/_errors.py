@@ -39,6 +39,40 @@ Severity = Literal["warning", "error", "critical"]
 
 SEVERITIES: Final[tuple[Severity, ...]] = get_args(Severity)
 
+TEXT_LIMIT: Final = 2_000
+"""An envelope's message and recovery are cut to this many characters."""
+DETAIL_LIMIT: Final = 500
+"""A detail value is cut to this many characters."""
+NAME_LIMIT: Final = 128
+"""An action name or a detail key is cut to this many characters."""
+CODE_LIMIT: Final = 64
+"""An error code is cut to this many characters."""
+LIST_LIMIT: Final = 50
+"""At most this many available actions, and this many details, are sent."""
+
+
+def _text(value: str, limit: int) -> str:
+    """``value`` as an exact str, cut to ``limit`` characters ending in ``…``."""
+    text = str.__str__(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _plain(value: object) -> str:
+    """A detail's text: plain scalars as written, anything else by its type only.
+
+    ``str()`` of an arbitrary object can carry its repr, a memory address or, for an
+    ``OSError``, a file path; none of that reaches the wire.
+    """
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return int.__repr__(value) if value.bit_length() < 10_000 else "a very large integer"
+    if isinstance(value, float):
+        return float.__repr__(value)
+    return f"a {type(value).__name__} value"
+
 
 @dataclass(frozen=True, slots=True)
 class ErrorEnvelope:
@@ -71,36 +105,47 @@ class ErrorEnvelope:
     retry_after: int | None = None
 
     def __post_init__(self) -> None:
+        # Every text becomes an exact str (a subclass could override the methods escaping
+        # relies on) cut at its limit (a handler may echo a 100 MB argument).
+        set_ = object.__setattr__
         if not isinstance(self.code, str):
             raise TypeError(f"an error code is a str; got {type(self.code).__name__}")
         if not self.code:
             raise ValueError("an error code cannot be empty")
+        set_(self, "code", _text(self.code, CODE_LIMIT))
         if not isinstance(self.message, str):
             raise TypeError(f"an error message is a str; got {type(self.message).__name__}")
+        set_(self, "message", _text(self.message, TEXT_LIMIT))
         if self.severity not in SEVERITIES:
             raise ValueError(
                 f"severity must be one of {', '.join(SEVERITIES)}; got {self.severity!r}"
             )
-        if self.recovery is not None and not isinstance(self.recovery, str):
-            raise TypeError(f"a recovery text is a str; got {type(self.recovery).__name__}")
+        if self.recovery is not None:
+            if not isinstance(self.recovery, str):
+                raise TypeError(f"a recovery text is a str; got {type(self.recovery).__name__}")
+            set_(self, "recovery", _text(self.recovery, TEXT_LIMIT))
         actions: Any = self.available_actions
         if isinstance(actions, str):  # would become one action per letter
             raise TypeError("available_actions is a sequence of str, not a str")
         actions = tuple(actions)  # a generator is read once
         if not all(isinstance(action, str) for action in actions):
             raise TypeError("available_actions is a sequence of str")
-        object.__setattr__(self, "available_actions", actions)
+        set_(self, "available_actions", tuple(_text(a, NAME_LIMIT) for a in actions[:LIST_LIMIT]))
         if self.details is not None:
             if not isinstance(self.details, Mapping):
                 raise TypeError(f"details is a mapping; got {type(self.details).__name__}")
-            texts = {str(key): str(value) for key, value in self.details.items()}
-            object.__setattr__(self, "details", texts or None)
+            texts = {
+                _text(_plain(key), NAME_LIMIT): _text(_plain(value), DETAIL_LIMIT)
+                for key, value in list(self.details.items())[:LIST_LIMIT]
+            }
+            set_(self, "details", texts or None)
         retry = self.retry_after
         if retry is not None:
             if isinstance(retry, bool) or not isinstance(retry, int):
                 raise TypeError(f"retry_after is a whole number of seconds; got {retry!r}")
             if retry < 0:
                 raise ValueError(f"retry_after cannot be negative; got {retry}")
+            set_(self, "retry_after", int.__int__(retry))  # a plain int formats plainly
 
     @property
     def is_error(self) -> bool:

@@ -122,16 +122,27 @@ def test_revenue_has_twelve_months(db: BillingDB) -> None:
 
 
 def test_mark_paid_and_remind(tmp_path: Path) -> None:
-    """mark_paid changes an unpaid invoice once; reminders are recorded once per invoice."""
+    """mark_paid changes an unpaid invoice once; reminders are for unpaid invoices only."""
     db = BillingDB.open(tmp_path / "billing.db")
     unpaid = db.list_invoices(status="pending")[0]["id"]
-    assert db.mark_paid(unpaid) is True
-    assert db.mark_paid(unpaid) is False
-    assert db.mark_paid("INV-99999") is False
-    assert db.record_reminder(unpaid) is True
-    assert db.record_reminder(unpaid) is True
+    assert db.record_reminder(unpaid) == "done"
+    assert db.record_reminder(unpaid) == "done"
     assert db.reminded(unpaid)
-    assert db.record_reminder("INV-99999") is False
+    assert db.mark_paid(unpaid) == "done"
+    assert db.mark_paid(unpaid) == "paid"
+    assert db.record_reminder(unpaid) == "paid"
+    assert db.mark_paid("INV-99999") == "unknown"
+    assert db.record_reminder("INV-99999") == "unknown"
+
+
+def test_a_change_that_may_not_proceed_is_rolled_back(tmp_path: Path) -> None:
+    """When proceed() says no (the call was cancelled), nothing is committed."""
+    db = BillingDB.open(tmp_path / "billing.db")
+    unpaid = db.list_invoices(status="pending")[0]["id"]
+    assert db.mark_paid(unpaid, proceed=lambda: False) == "abandoned"
+    assert db.record_reminder(unpaid, proceed=lambda: False) == "abandoned"
+    assert db.get_invoice(unpaid)["status"] == "pending"  # type: ignore[index]
+    assert not db.reminded(unpaid)
 
 
 def test_reopening_keeps_changes(tmp_path: Path) -> None:
