@@ -1,26 +1,29 @@
-"""Serving an app over streamable HTTP: DNS-rebinding policy, the ASGI app, the uvicorn runner."""
+"""Serving an app over streamable HTTP: the host policy, the ASGI app, the uvicorn runner."""
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Final
 
+import h11
 import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import Route
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from mcpfusion._guard import LOOPBACK_HOSTS, HostPolicy, RequestGuard
 from mcpfusion._options import HttpOptions, http_options
 from mcpfusion._sdk import ServableApp, build_server
 
 logger = logging.getLogger("mcpfusion")
-
-_LOOPBACK_NAMES = ("127.0.0.1:*", "localhost:*", "[::1]:*")
-"""Host header values a loopback bind accepts, on any port, besides its own address."""
 
 
 def is_loopback(host: str) -> bool:
@@ -40,29 +43,26 @@ def is_loopback(host: str) -> bool:
     return address.is_loopback
 
 
-def transport_security(options: HttpOptions) -> TransportSecuritySettings:
-    """The DNS-rebinding settings for a server bound to ``options.host``.
+def host_policy(options: HttpOptions) -> HostPolicy:
+    """The DNS-rebinding policy for a server bound to ``options.host``.
 
     Protection is on for a loopback bind (see ``is_loopback``; it accepts the loopback
     names and the bound address, on any port) and whenever ``allowed_hosts`` is given; a
     server bound to another interface without ``allowed_hosts`` leaves Host checking to
-    its proxy, as the SDK does (``asgi_app`` logs a warning then). ``"name:*"`` matches any
-    port. Origins default to ``http://`` and ``https://`` on the allowed hosts.
+    its proxy (``asgi_app`` logs a warning then). ``"name:*"`` matches any port (or none).
+    Origins default to ``http://`` and ``https://`` on the allowed hosts; CORS origins are
+    allowed too.
     """
-    host, allowed_hosts = options.host, options.allowed_hosts
-    if allowed_hosts is None:
+    host, hosts = options.host, options.allowed_hosts
+    if hosts is None:
         if not is_loopback(host):
-            return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+            return HostPolicy(None)
         bound = f"[{host.strip('[]')}]:*" if ":" in host else f"{host}:*"
-        allowed_hosts = list(dict.fromkeys((*_LOOPBACK_NAMES, bound)))
-    allowed_origins = options.allowed_origins
-    if allowed_origins is None:
-        allowed_origins = [f"{scheme}://{h}" for h in allowed_hosts for scheme in ("http", "https")]
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=list(allowed_hosts),
-        allowed_origins=list(allowed_origins),
-    )
+        hosts = tuple(dict.fromkeys((*LOOPBACK_HOSTS, bound)))
+    origins = options.allowed_origins
+    if origins is None:
+        origins = tuple(f"{scheme}://{h}" for h in hosts for scheme in ("http", "https"))
+    return HostPolicy(tuple(hosts), tuple(dict.fromkeys((*origins, *options.cors_origins))))
 
 
 def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: Any) -> Starlette:
@@ -74,8 +74,8 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         **changes: ``HttpOptions`` fields to set, e.g. ``stateless=True``.
     """
     options = http_options(options, changes)
-    security = transport_security(options)
-    if not security.enable_dns_rebinding_protection:
+    policy = host_policy(options)
+    if not policy.protected:
         # Off is the right setting behind a proxy that checks Host, and a dangerous one
         # anywhere else: say so where the operator will see it.
         ignored = ""
@@ -92,8 +92,11 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         app=build_server(app),
         stateless=options.stateless,
         json_response=options.json_response,
-        security_settings=security,
+        # Host, Origin and the body are checked by the RequestGuard, exactly.
+        security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=options.max_body_bytes,
+        max_sessions=options.max_sessions,
+        session_idle_timeout=options.session_idle_timeout,
     )
 
     @asynccontextmanager
@@ -101,9 +104,94 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         async with manager.run():
             yield
 
+    endpoint = RequestGuard(
+        StreamableHTTPASGIApp(manager),
+        policy,
+        stateless=options.stateless,
+        max_body_bytes=options.max_body_bytes,
+        body_timeout=options.body_timeout,
+    )
     # A Route, not a Mount: a Mount answers "/mcp" with a redirect to "/mcp/".
-    route = Route(options.path, endpoint=StreamableHTTPASGIApp(manager))
-    return Starlette(routes=[route], lifespan=lifespan)
+    middleware = []
+    if options.cors_origins:
+        middleware.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(options.cors_origins),
+                allow_methods=["GET", "POST", "DELETE"],
+                allow_headers=list(CORS_REQUEST_HEADERS),
+                expose_headers=list(CORS_EXPOSED_HEADERS),
+                max_age=600,
+            )
+        )
+    route = Route(options.path, endpoint=endpoint)
+    return Starlette(routes=[route], middleware=middleware, lifespan=lifespan)
+
+
+CORS_REQUEST_HEADERS: Final = (
+    "accept",
+    "authorization",
+    "content-type",
+    "last-event-id",
+    "mcp-protocol-version",
+    "mcp-session-id",
+)
+"""The headers a browser client may send across origins."""
+
+CORS_EXPOSED_HEADERS: Final = ("mcp-session-id", "mcp-protocol-version")
+"""The response headers a browser client must be able to read."""
+
+
+def _protocol(options: HttpOptions) -> type[H11Protocol]:
+    """uvicorn's h11 protocol with a bound on the time a request head may take.
+
+    uvicorn times out idle keep-alive connections but not one that sends its head a byte
+    at a time (slowloris): such a connection is closed ``header_timeout`` seconds after
+    it started the head it never finished.
+    """
+    timeout = options.header_timeout
+
+    class HeadTimeout(H11Protocol):
+        _head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            if self._head_timer is None and self.conn.their_state is h11.IDLE:
+                self._arm()
+            super().data_received(data)
+            if self.conn.their_state is not h11.IDLE and self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            self._head_timer = self.loop.call_later(timeout, self._too_slow)
+
+        def _too_slow(self) -> None:
+            self._head_timer = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.transport.close()
+
+    return HeadTimeout
+
+
+def uvicorn_config(app: ServableApp, options: HttpOptions) -> uvicorn.Config:
+    """The uvicorn configuration serving ``app`` as ``options`` say (timeouts included)."""
+    return uvicorn.Config(
+        asgi_app(app, options),
+        host=options.host,
+        port=options.port,
+        log_level=options.log_level,
+        http=_protocol(options),
+        timeout_keep_alive=options.keep_alive_timeout,
+    )
 
 
 def run_http(app: ServableApp, options: HttpOptions | None = None, **changes: Any) -> None:
@@ -113,9 +201,7 @@ def run_http(app: ServableApp, options: HttpOptions | None = None, **changes: An
     announces the endpoint URL once the socket accepts connections.
     """
     options = http_options(options, changes)
-    config = uvicorn.Config(
-        asgi_app(app, options), host=options.host, port=options.port, log_level=options.log_level
-    )
+    config = uvicorn_config(app, options)
     sock = config.bind_socket()
     # Listening before the announcement: a client that reads it can connect at once (the
     # connection waits in the backlog until uvicorn has started).

@@ -31,7 +31,15 @@ class HttpOptions:
             switch DNS-rebinding protection on for any bind address.
         allowed_origins: ``Origin`` header values to accept (default: ``http://`` and
             ``https://`` on each allowed host).
+        cors_origins: origins of browser clients allowed across origins (CORS): preflight
+            requests are answered and the MCP headers exposed; they are allowed origins too.
         max_body_bytes: larger requests get HTTP 413 before they are parsed.
+        body_timeout: seconds a request body may pause between two chunks (then 408).
+        header_timeout: seconds a request head may take once started; a slower connection
+            is closed (slowloris).
+        keep_alive_timeout: seconds an idle keep-alive connection is kept open.
+        max_sessions: open stateful sessions at most; the next one gets 503.
+        session_idle_timeout: seconds after which an idle stateful session is closed.
         log_level: uvicorn's log level when ``Fusion.run`` serves.
 
     Raises:
@@ -45,7 +53,13 @@ class HttpOptions:
     json_response: bool = False
     allowed_hosts: Sequence[str] | None = None
     allowed_origins: Sequence[str] | None = None
+    cors_origins: Sequence[str] = ()
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    body_timeout: float = 30.0
+    header_timeout: float = 10.0
+    keep_alive_timeout: int = 5
+    max_sessions: int = 1_000
+    session_idle_timeout: float = 600.0
     log_level: str = "info"
 
     def __post_init__(self) -> None:
@@ -60,22 +74,34 @@ class HttpOptions:
             raise ValueError(f"path must start with '/'; got {self.path!r}")
         _require(self.stateless, bool, "stateless")
         _require(self.json_response, bool, "json_response")
-        for name in ("allowed_hosts", "allowed_origins"):
+        for name in ("allowed_hosts", "allowed_origins", "cors_origins"):
             values = getattr(self, name)
             if values is None:
                 continue
             if isinstance(values, str) or not all(isinstance(v, str) for v in values):
                 raise TypeError(f"{name} is a list of str")
             object.__setattr__(self, name, tuple(values))
-        _require(self.max_body_bytes, int, "max_body_bytes")
-        if self.max_body_bytes <= 0:
-            raise ValueError(f"max_body_bytes must be positive; got {self.max_body_bytes}")
+        for name in ("max_body_bytes", "keep_alive_timeout", "max_sessions"):
+            _require(getattr(self, name), int, name)
+        for name in ("body_timeout", "header_timeout", "session_idle_timeout"):
+            _require(getattr(self, name), int | float, name)
+        for name in (
+            "max_body_bytes",
+            "body_timeout",
+            "header_timeout",
+            "keep_alive_timeout",
+            "max_sessions",
+            "session_idle_timeout",
+        ):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive; got {getattr(self, name)}")
         _require(self.log_level, str, "log_level")
 
 
-def _require(value: Any, kind: type, name: str) -> None:
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise TypeError(f"{name} must be a {kind.__name__}; got {value!r}")
+def _require(value: Any, kind: Any, name: str) -> None:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        what = getattr(kind, "__name__", "number")
+        raise TypeError(f"{name} must be a {what}; got {value!r}")
 
 
 def http_options(options: HttpOptions | None, changes: dict[str, Any]) -> HttpOptions:

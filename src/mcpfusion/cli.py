@@ -224,6 +224,8 @@ def http_options(args: argparse.Namespace) -> HttpOptions:
         json_response=args.json_response,
         allowed_hosts=args.allowed_hosts,
         allowed_origins=args.allowed_origins,
+        cors_origins=args.cors_origins,
+        max_sessions=args.max_sessions,
     )
 
 
@@ -275,6 +277,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ORIGIN",
         help="an Origin header to accept; repeatable (default: http:// and https:// on "
         "each allowed host)",
+    )
+    run.add_argument(
+        "--cors-origin",
+        action="append",
+        dest="cors_origins",
+        default=[],
+        metavar="ORIGIN",
+        help="a browser client's origin allowed across origins (CORS); repeatable",
+    )
+    run.add_argument(
+        "--max-sessions",
+        type=int,
+        default=HttpOptions().max_sessions,
+        metavar="N",
+        help=f"open stateful sessions at most (default {HttpOptions().max_sessions})",
     )
     run.set_defaults(handler=_run)
 

@@ -10,21 +10,23 @@ from __future__ import annotations
 import anyio
 from mcp.server.stdio import stdio_server
 
-from mcpfusion._http import asgi_app, is_loopback, run_http, transport_security
+from mcpfusion._guard import HostPolicy
+from mcpfusion._http import asgi_app, host_policy, is_loopback, run_http
 from mcpfusion._options import HttpOptions
 from mcpfusion._sdk import ServableApp, build_server, to_call_tool_result
 
 __all__ = [
+    "HostPolicy",
     "HttpOptions",
     "ServableApp",
     "asgi_app",
     "build_server",
+    "host_policy",
     "is_loopback",
     "run_http",
     "run_stdio",
     "serve_stdio",
     "to_call_tool_result",
-    "transport_security",
 ]
 
 

@@ -81,11 +81,13 @@ async def _announced_url(process: subprocess.Popen[Any], log: Any) -> str:
 
 @asynccontextmanager
 async def uvicorn_in_process(app: Any) -> AsyncIterator[int]:
-    """Serves an ASGI app with uvicorn in this event loop on a free port; yields the port."""
+    """Serves an ASGI app (or a uvicorn.Config) with uvicorn in this event loop on a free
+    port; yields the port."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))  # kept bound from here on: no race for the port
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    config = app if isinstance(app, uvicorn.Config) else uvicorn.Config(app, log_level="warning")
+    server = uvicorn.Server(config)
     stopped = anyio.Event()
 
     async def serve() -> None:

@@ -70,16 +70,17 @@ PUBLIC = {
         "parse_ui_block",
     ],
     mcpfusion.server: [
+        "HostPolicy",
         "HttpOptions",
         "ServableApp",
         "asgi_app",
         "build_server",
+        "host_policy",
         "is_loopback",
         "run_http",
         "run_stdio",
         "serve_stdio",
         "to_call_tool_result",
-        "transport_security",
     ],
     mcpfusion.terminal: [
         "Style",

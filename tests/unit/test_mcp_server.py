@@ -23,9 +23,9 @@ from mcpfusion._options import http_options
 from mcpfusion.server import (
     asgi_app,
     build_server,
+    host_policy,
     is_loopback,
     to_call_tool_result,
-    transport_security,
 )
 from tests.client_results import first_text, texts
 
@@ -238,10 +238,10 @@ async def test_fusion_app_through_the_adapter() -> None:
 
 def test_loopback_bind_protects_against_dns_rebinding() -> None:
     """Loopback binds allow only loopback Host and Origin values, on any port."""
-    settings = transport_security(HttpOptions(host="127.0.0.1"))
-    assert settings.enable_dns_rebinding_protection
-    assert settings.allowed_hosts == ["127.0.0.1:*", "localhost:*", "[::1]:*"]
-    assert "http://localhost:*" in settings.allowed_origins
+    settings = host_policy(HttpOptions(host="127.0.0.1"))
+    assert settings.protected
+    assert settings.hosts == ("127.0.0.1:*", "localhost:*", "[::1]:*")
+    assert "http://localhost:*" in settings.origins
 
 
 @pytest.mark.parametrize(
@@ -269,33 +269,29 @@ def test_loopback_is_any_loopback_address(host: str, loopback: bool) -> None:
 
 def test_other_loopback_binds_accept_their_own_address() -> None:
     """Bound to 127.0.1.1, the server is protected and also accepts that address as Host."""
-    settings = transport_security(HttpOptions(host="127.0.1.1"))
-    assert settings.enable_dns_rebinding_protection
-    assert settings.allowed_hosts == ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.1.1:*"]
-    assert "http://127.0.1.1:*" in settings.allowed_origins
-    assert transport_security(HttpOptions(host="::1")).allowed_hosts == [
-        "127.0.0.1:*",
-        "localhost:*",
-        "[::1]:*",
-    ]
+    settings = host_policy(HttpOptions(host="127.0.1.1"))
+    assert settings.protected
+    assert settings.hosts == ("127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.1.1:*")
+    assert "http://127.0.1.1:*" in settings.origins
+    assert host_policy(HttpOptions(host="::1")).hosts == ("127.0.0.1:*", "localhost:*", "[::1]:*")
 
 
 def test_public_bind_without_hosts_is_unprotected() -> None:
     """A public bind without allowed_hosts leaves Host checks to the proxy."""
-    assert not transport_security(HttpOptions(host="0.0.0.0")).enable_dns_rebinding_protection
+    assert not host_policy(HttpOptions(host="0.0.0.0")).protected
 
 
 def test_allowed_hosts_derive_origins() -> None:
     """Given hosts switch protection on; origins default to http and https on them."""
-    settings = transport_security(HttpOptions(host="0.0.0.0", allowed_hosts=["api.example.com"]))
-    assert settings.enable_dns_rebinding_protection
-    assert settings.allowed_origins == ["http://api.example.com", "https://api.example.com"]
-    explicit = transport_security(
+    settings = host_policy(HttpOptions(host="0.0.0.0", allowed_hosts=["api.example.com"]))
+    assert settings.protected
+    assert settings.origins == ("http://api.example.com", "https://api.example.com")
+    explicit = host_policy(
         HttpOptions(
             host="0.0.0.0", allowed_hosts=["a.example"], allowed_origins=["https://ui.example"]
         )
     )
-    assert explicit.allowed_origins == ["https://ui.example"]
+    assert explicit.origins == ("https://ui.example",)
 
 
 @pytest.mark.parametrize(

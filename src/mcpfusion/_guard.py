@@ -1,0 +1,246 @@
+"""The checks an HTTP request passes before the MCP SDK sees it.
+
+Host and Origin are parsed and compared exactly (DNS-rebinding protection); a POST must
+be JSON (415 otherwise); a stateless server has no stream to GET (405); a body that is
+too large (413) or too slow (408) is refused before it is parsed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import anyio
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+logger = logging.getLogger("mcpfusion")
+
+LOOPBACK_HOSTS: Final = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+"""Host header values a loopback bind accepts, on any port, besides its own address."""
+
+_PORT = re.compile(r"[0-9]{1,5}")
+_NAME = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=%-]+")  # a reg-name or IPv4 (RFC 3986)
+_DEFAULT_PORTS: Final = {"http": "80", "https": "443"}
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """A host (lower case, IPv6 without brackets) and its port, ``None`` when absent."""
+
+    host: str
+    port: str | None
+
+    @classmethod
+    def parse(cls, text: str) -> Address | None:
+        """Reads ``host``, ``host:port``, ``[v6]`` or ``[v6]:port``; ``None`` if malformed.
+
+        A port is ``*`` in a pattern (any port, or none), else 1-5 digits.
+        """
+        if text.startswith("["):
+            end = text.find("]")
+            if end < 0:
+                return None
+            host, rest = text[1:end], text[end + 1 :]
+            try:
+                ipaddress.IPv6Address(host)
+            except ValueError:
+                return None
+            if rest and not rest.startswith(":"):
+                return None
+            port = rest[1:] if rest else None
+        else:
+            host, sep, port_text = text.rpartition(":")
+            host, port = (host, port_text) if sep else (port_text, None)
+            if not _NAME.fullmatch(host):
+                return None
+        if port is not None and port != "*" and not _PORT.fullmatch(port):
+            return None
+        return cls(host.lower().rstrip("."), port)
+
+    def matches(self, allowed: Address, default_port: str | None = None) -> bool:
+        """Whether this concrete address is allowed by the pattern ``allowed``."""
+        if self.host != allowed.host:
+            return False
+        if allowed.port == "*":
+            return True
+        port = self.port if self.port is not None else default_port
+        wanted = allowed.port if allowed.port is not None else default_port
+        return port == wanted
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """An ``Origin`` header value: scheme and address."""
+
+    scheme: str
+    address: Address
+
+    @classmethod
+    def parse(cls, text: str) -> Origin | None:
+        """Reads ``scheme://host[:port]`` (nothing after it); ``None`` otherwise."""
+        scheme, sep, rest = text.partition("://")
+        if not sep or scheme.lower() not in _DEFAULT_PORTS or not rest or "/" in rest:
+            return None
+        address = Address.parse(rest)
+        return None if address is None else cls(scheme.lower(), address)
+
+    def matches(self, allowed: Origin) -> bool:
+        """Whether this origin is allowed by the pattern ``allowed``."""
+        return self.scheme == allowed.scheme and self.address.matches(
+            allowed.address, _DEFAULT_PORTS[self.scheme]
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class HostPolicy:
+    """Which ``Host`` and ``Origin`` headers a server accepts (DNS-rebinding protection).
+
+    ``None`` for ``hosts`` turns the checks off (a proxy checks them).
+    """
+
+    hosts: tuple[str, ...] | None
+    origins: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for host in self.hosts or ():
+            if Address.parse(host) is None:
+                raise ValueError(f"not a host or host:port pattern: {host!r}")
+        for origin in self.origins:
+            if Origin.parse(origin) is None:
+                raise ValueError(f"not an origin (scheme://host[:port]): {origin!r}")
+
+    @property
+    def protected(self) -> bool:
+        """Whether Host and Origin are checked."""
+        return self.hosts is not None
+
+    def host_allowed(self, value: str | None) -> bool:
+        """Whether a ``Host`` header value names an allowed host."""
+        address = Address.parse(value) if value else None
+        allowed = (Address.parse(host) for host in self.hosts or ())
+        return address is not None and any(a is not None and address.matches(a) for a in allowed)
+
+    def origin_allowed(self, values: Sequence[str]) -> bool:
+        """Whether the ``Origin`` headers (none is fine; more than one is not) are allowed."""
+        if not values:
+            return True  # not a browser, or a same-origin request
+        if len(values) > 1:
+            return False
+        origin = Origin.parse(values[0])
+        allowed = (Origin.parse(o) for o in self.origins)
+        return origin is not None and any(a is not None and origin.matches(a) for a in allowed)
+
+
+def _headers(scope: Scope, name: bytes) -> list[str]:
+    return [value.decode("latin-1") for key, value in scope["headers"] if key.lower() == name]
+
+
+def _is_json(values: Sequence[str]) -> bool:
+    """Whether the one ``Content-Type`` given is ``application/json`` (any case, any params)."""
+    return len(values) == 1 and values[0].split(";", 1)[0].strip().lower() == "application/json"
+
+
+async def _plain(
+    send: Send, status: int, text: str, headers: Sequence[tuple[str, str]] = ()
+) -> None:
+    raw = [(b"content-type", b"text/plain; charset=utf-8")]
+    raw += [(k.encode(), v.encode()) for k, v in headers]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": text.encode()})
+
+
+class RequestGuard:
+    """ASGI middleware in front of the MCP endpoint: the checks of this module's docstring.
+
+    Args:
+        app: the endpoint.
+        policy: the Host/Origin policy.
+        stateless: whether the server keeps no sessions (then a GET is 405).
+        max_body_bytes: a larger body is 413.
+        body_timeout: seconds a body may take to arrive between two chunks (then 408).
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        policy: HostPolicy,
+        *,
+        stateless: bool,
+        max_body_bytes: int,
+        body_timeout: float,
+    ) -> None:
+        self.app = app
+        self.policy = policy
+        self.stateless = stateless
+        self.max_body_bytes = max_body_bytes
+        self.body_timeout = body_timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.policy.protected:
+            if not self.policy.host_allowed(next(iter(_headers(scope, b"host")), None)):
+                logger.info("refused a request for a Host this server does not serve")
+                await _plain(send, 421, "Invalid Host header")
+                return
+            if not self.policy.origin_allowed(_headers(scope, b"origin")):
+                logger.info("refused a request from an Origin this server does not allow")
+                await _plain(send, 403, "Invalid Origin header")
+                return
+        method = scope["method"]
+        if method == "GET" and self.stateless:
+            await _plain(send, 405, "A stateless server has no stream to GET", [("allow", "POST")])
+            return
+        if method != "POST":
+            await self.app(scope, receive, send)
+            return
+        if not _is_json(_headers(scope, b"content-type")):
+            await _plain(send, 415, "Content-Type must be application/json")
+            return
+        body = await self._body(receive, send)
+        if body is None:
+            return
+        # The SDK compares the media type case-sensitively: hand it the canonical spelling.
+        headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"content-type"]
+        scope = {**scope, "headers": [*headers, (b"content-type", b"application/json")]}
+        await self.app(scope, _replay(body, receive), send)
+
+    async def _body(self, receive: Receive, send: Send) -> bytes | None:
+        """The whole body, or ``None`` once a 408/413 (or a disconnect) ended the request."""
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            with anyio.move_on_after(self.body_timeout) as waited:
+                message = await receive()
+            if waited.cancelled_caught:
+                await _plain(send, 408, "The request body took too long to arrive")
+                return None
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                await _plain(send, 413, "Request body too large")
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives the read body once, then the real stream's next messages."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed

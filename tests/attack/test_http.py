@@ -1,0 +1,193 @@
+"""Attacks on the HTTP layer: header tricks, CORS, methods, slow and oversized requests."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from anyio.abc import SocketStream
+
+from mcpfusion import HttpOptions
+from mcpfusion._http import uvicorn_config
+from tests.e2e.sample_app import app as sample
+from tests.e2e.servers import uvicorn_in_process
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
+
+def served(**options: Any) -> Any:
+    """The sample app's uvicorn configuration with these HttpOptions (quiet logs)."""
+    return uvicorn_config(sample, HttpOptions(log_level="warning", **options))
+
+
+async def post(port: int, headers: dict[str, str] | list[tuple[str, str]]) -> httpx2.Response:
+    """POSTs an initialize request with exactly these headers."""
+    async with httpx2.AsyncClient(timeout=10) as http:
+        return await http.post(
+            f"http://127.0.0.1:{port}/mcp",
+            json=INITIALIZE,
+            headers=headers if isinstance(headers, list) else {**HEADERS, **headers},
+        )
+
+
+async def test_host_and_origin_are_compared_exactly() -> None:
+    """Prefix tricks are refused; a Host without port or in capitals, and any case of a
+    media type, are accepted."""
+    with anyio.fail_after(60):
+        async with uvicorn_in_process(served()) as port:
+            refused = {
+                "127.0.0.1:evil.com": 421,
+                "evil.com": 421,
+                f"127.0.0.1.evil.com:{port}": 421,
+                f"localhost:{port}@evil.com": 421,
+            }
+            for host, status in refused.items():
+                assert (await post(port, {"Host": host})).status_code == status, host
+            for origin in (f"http://127.0.0.1:{port}.evil.com", "null", "http://evil.com"):
+                assert (await post(port, {"Origin": origin})).status_code == 403, origin
+            two_origins = [*HEADERS.items(), ("Origin", f"http://localhost:{port}")] * 1
+            two_origins.append(("Origin", "http://evil.com"))
+            assert (await post(port, two_origins)).status_code == 403
+            for host in ("localhost", f"LOCALHOST:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"):
+                assert (await post(port, {"Host": host})).status_code == 200, host
+            assert (await post(port, {"Origin": f"HTTP://LocalHost:{port}"})).status_code == 200
+            for media in ("APPLICATION/JSON", "application/json; charset=utf-8"):
+                assert (await post(port, {"Content-Type": media})).status_code == 200, media
+
+
+async def test_a_post_that_is_not_json_gets_415() -> None:
+    """A POST whose Content-Type is not application/json is 415 (HTTP's code for it)."""
+    with anyio.fail_after(30):
+        async with uvicorn_in_process(served()) as port:
+            response = await post(port, {"Content-Type": "text/plain"})
+    assert (response.status_code, response.text) == (415, "Content-Type must be application/json")
+
+
+async def test_a_stateless_get_gets_405() -> None:
+    """A stateless server has no stream to GET: 405 with Allow, not a stream that never ends."""
+    with anyio.fail_after(30):
+        async with (
+            uvicorn_in_process(served(stateless=True)) as port,
+            httpx2.AsyncClient(timeout=10) as http,
+        ):
+            response = await http.get(
+                f"http://127.0.0.1:{port}/mcp", headers={"Accept": "text/event-stream"}
+            )
+    assert response.status_code == 405
+    assert response.headers["allow"] == "POST"
+
+
+async def test_cors_preflight_and_exposed_headers() -> None:
+    """With cors_origins, a preflight is answered and the session header is exposed."""
+    origin = "https://console.example"
+    with anyio.fail_after(30):
+        async with uvicorn_in_process(served(cors_origins=[origin])) as port:
+            async with httpx2.AsyncClient(timeout=10) as http:
+                preflight = await http.options(
+                    f"http://127.0.0.1:{port}/mcp",
+                    headers={
+                        "Origin": origin,
+                        "Access-Control-Request-Method": "POST",
+                        "Access-Control-Request-Headers": "content-type, mcp-session-id",
+                    },
+                )
+                refused = await http.options(
+                    f"http://127.0.0.1:{port}/mcp",
+                    headers={
+                        "Origin": "https://evil.example",
+                        "Access-Control-Request-Method": "POST",
+                    },
+                )
+            response = await post(port, {"Origin": origin})
+    assert preflight.status_code == 200
+    assert preflight.headers["access-control-allow-origin"] == origin
+    assert "POST" in preflight.headers["access-control-allow-methods"]
+    assert "mcp-session-id" in preflight.headers["access-control-allow-headers"].lower()
+    assert refused.status_code == 400
+    assert response.status_code == 200
+    assert response.headers["access-control-allow-origin"] == origin
+    assert "mcp-session-id" in response.headers["access-control-expose-headers"].lower()
+    assert response.headers["mcp-session-id"]
+
+
+async def _slowloris(port: int) -> SocketStream:
+    stream = await anyio.connect_tcp("127.0.0.1", port)
+    await stream.send(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+    return stream
+
+
+async def _closed(stream: SocketStream) -> bool:
+    """Whether the server closed the connection (reads end) within the bound."""
+    try:
+        with anyio.fail_after(5):
+            while True:
+                await stream.receive()
+    except (anyio.EndOfStream, anyio.BrokenResourceError, OSError):
+        return True
+    except TimeoutError:
+        return False
+
+
+async def test_slowloris_connections_are_closed_and_calls_stay_fast() -> None:
+    """200 connections trickling a request head do not slow a call; each is closed."""
+    with anyio.fail_after(60):
+        async with uvicorn_in_process(served(header_timeout=1.0)) as port:
+            slow = [await _slowloris(port) for _ in range(200)]
+            for stream in slow[:50]:
+                await stream.send(b"a")  # a trickle: still no complete head
+            started = time.perf_counter()
+            response = await post(port, {})
+            elapsed = time.perf_counter() - started
+            closed = [await _closed(stream) for stream in slow]
+            for stream in slow:
+                await stream.aclose()
+    assert response.status_code == 200
+    assert elapsed < 2.0, f"a normal call took {elapsed:.2f} s beside 200 slow connections"
+    assert all(closed)
+
+
+async def test_a_body_that_stalls_gets_408() -> None:
+    """A body that stops arriving gets 408 after body_timeout, not a task held forever."""
+    with anyio.fail_after(30):
+        async with uvicorn_in_process(served(body_timeout=0.5)) as port:
+            stream = await anyio.connect_tcp("127.0.0.1", port)
+            head = (
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                'Content-Length: 100\r\n\r\n{"jsonrpc":'
+            )
+            await stream.send(head.encode())
+            answer = b""
+            try:
+                while b"\r\n\r\n" not in answer:
+                    answer += await stream.receive()
+            finally:
+                await stream.aclose()
+    assert answer.startswith(b"HTTP/1.1 408 ")
+
+
+async def test_sessions_are_capped_with_a_clear_503() -> None:
+    """Past max_sessions a new session is refused with 503; open ones keep working."""
+    with anyio.fail_after(30):
+        async with uvicorn_in_process(served(max_sessions=2)) as port:
+            first = await post(port, {})
+            second = await post(port, {})
+            third = await post(port, {})
+    assert (first.status_code, second.status_code) == (200, 200)
+    assert third.status_code == 503
+    assert "Too many open sessions" in third.text
