@@ -200,7 +200,8 @@ def mount(app: ServableApp, server: FastMCP[Any]) -> None:
     (FastMCP adds a display ``title`` of its own); a call goes to ``app.call_tool`` with
     the client's arguments as sent (the app validates them), FastMCP's progress
     reporting and the request metadata, and its result is sent exactly. A ``Fusion``
-    app is frozen here: define every tool first.
+    app is frozen here: define every tool first. A name the server already serves
+    follows its ``on_duplicate`` setting.
 
     Raises:
         DefinitionError: if a tool of the app is incomplete.

@@ -296,6 +296,18 @@ async def test_mounted_calls_send_exactly_the_apps_results(
     }
 
 
+def test_mounting_over_a_tool_follows_fastmcps_duplicate_setting() -> None:
+    """A name the server already serves is refused when FastMCP refuses duplicates."""
+    mcp: FastMCP[Any] = FastMCP("host", on_duplicate="error")
+
+    @mcp.tool(name="report_run")
+    def taken() -> str:
+        return "mine"
+
+    with pytest.raises(ValueError, match="already exists"):
+        mount(mounted_app(), mcp)
+
+
 async def test_mounted_tools_report_progress_through_fastmcp() -> None:
     """``ctx.progress`` in a mounted app's handler reaches FastMCP's client."""
     mcp: FastMCP[Any] = FastMCP("host")
