@@ -41,4 +41,4 @@ conformance: $(STAMP)
 	$(BIN)/python tests/conformance_suite/run.py
 
 clean:
-	rm -rf $(VENV) .conformance .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage
+	rm -rf $(VENV) .venv-fastmcp .conformance .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage

@@ -189,20 +189,40 @@ class Action:
                 return output.resend(as_response(value), select)
             case _ if output is not None:
                 return output.respond(value, select)
-            case ToolResponse():
-                return value
-            case ResponseBuilder():
-                return value.build()
-            case None:
-                return success(None)
-            case list() | tuple() if presenter is not None and len(value) >= OFF_LOOP_ROWS:
-                # A large presentation runs in a worker thread, so one big call does not
-                # stall every other call on the server.
-                return await anyio.to_thread.run_sync(presenter.present, value, context, select)
-            case _ if presenter is not None:
-                return presenter.present(value, context, select)
-            case _:
-                return success(value)
+        return await present_off_loop(value, presenter, context, select)
+
+
+async def present_off_loop(
+    value: Any, presenter: Presenter | None, context: Any, select: Sequence[str] | None = None
+) -> ToolResponse:
+    """``wrap``, with a large presentation run in a worker thread.
+
+    One big call then does not stall every other call on the server.
+    """
+    if presenter is not None and isinstance(value, list | tuple) and len(value) >= OFF_LOOP_ROWS:
+        return await anyio.to_thread.run_sync(presenter.present, value, context, select)
+    return wrap(value, presenter, context, select)
+
+
+def wrap(
+    value: Any, presenter: Presenter | None, context: Any, select: Sequence[str] | None = None
+) -> ToolResponse:
+    """SPEC §13's one wrapping rule, for an action without an output schema.
+
+    Raises:
+        PresenterError, SerializationError: server defects.
+    """
+    match value:
+        case ToolResponse():
+            return value
+        case ResponseBuilder():
+            return value.build()
+        case None:
+            return success(None)
+        case _ if presenter is not None:
+            return presenter.present(value, context, select)
+        case _:
+            return success(value)
 
 
 def _is_async(handler: Callable[..., Any]) -> bool:

@@ -85,14 +85,15 @@ def validation_failure(target: str, problems: Sequence[FieldProblem]) -> ToolRes
     return ToolResponse((wire.validation_error(target, problems),), is_error=True)
 
 
-def from_exception(exc: BaseException, tool: str, action: str) -> ToolResponse:
+def from_exception(exc: BaseException, tool: str, action: str | None = None) -> ToolResponse:
     """The result for an exception that escaped a handler, its context or its rendering.
 
     A ``ToolError`` is the handler's own envelope. Everything else is a server defect: the
-    traceback goes to the ``mcpfusion`` logger and the wire only names the tool and action.
+    traceback goes to the ``mcpfusion`` logger and the wire only names the tool and action
+    (only the tool for a handler of another framework, which has no actions).
     """
     leaf = _only_leaf(exc)
-    where = f"Action '{action}' of tool '{tool}'"
+    where = f"Tool '{tool}'" if action is None else f"Action '{action}' of tool '{tool}'"
     match leaf:
         case ToolError():
             logger.debug("%s/%s reported %s", tool, action, leaf.code)

@@ -85,6 +85,11 @@ def _errors(exc: ValidationError) -> Iterator[dict[str, Any]]:
 
 
 _BETWEEN: Final = frozenset(" \t\r\n,")
+
+# A function's arguments (as hosts like FastMCP validate them) report these two problems
+# under their own error types; they read exactly like a model's.
+_MISSING: Final = frozenset({"missing", "missing_argument"})
+_UNKNOWN: Final = frozenset({"extra_forbidden", "unexpected_keyword_argument"})
 """What may separate the errors of pydantic's JSON array (it is compact today)."""
 
 
@@ -158,7 +163,7 @@ def _locate(
         elif last and step == "[key]" and kept:
             node = kept[-1]
             continue
-        elif not (last and error["type"] == "missing"):
+        elif not (last and error["type"] in _MISSING):
             continue
         kept.append(step)
     return tuple(kept), node
@@ -184,10 +189,10 @@ def _child(node: Any, step: int | str) -> Any:
 
 def _text(error: Mapping[str, Any], path: str, value: Any, accepted: Sequence[str]) -> str:
     kind = error["type"]
-    if kind == "missing":
+    if kind in _MISSING:
         return f"Field required. You sent: nothing. Add '{path}' and call again."
     sent = preview(value)
-    if kind == "extra_forbidden":
+    if kind in _UNKNOWN:
         if "." in path:
             return f"Unknown field. You sent: {sent}. Remove it."
         if not accepted:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -9,6 +10,8 @@ from pathlib import Path
 
 import mcpfusion
 import mcpfusion.cli
+import mcpfusion.integrations
+import mcpfusion.integrations.sdk
 import mcpfusion.server
 import mcpfusion.terminal
 import mcpfusion.testing
@@ -91,6 +94,8 @@ PUBLIC = {
         "render_result",
         "render_tools",
     ],
+    mcpfusion.integrations: [],
+    mcpfusion.integrations.sdk: ["mount", "presented", "tools"],
     mcpfusion.cli: [
         "USAGE_ERROR",
         "UsageError",
@@ -104,6 +109,41 @@ PUBLIC = {
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "mcpfusion"
+
+# Public modules this venv cannot import (their framework is an optional extra, tested in
+# its own venv): pinned from their source.
+PUBLIC_BY_SOURCE = {
+    "mcpfusion.integrations.fastmcp": ["ErrorEnvelopes", "mount", "presented", "tools"],
+}
+
+SERVING = {
+    "mcpfusion._http",
+    "mcpfusion._sdk",
+    "mcpfusion.server",
+    "mcpfusion.integrations.fastmcp",
+    "mcpfusion.integrations.sdk",
+}
+"""The only modules that may import the MCP SDK or FastMCP."""
+
+FRAMEWORKS = {"mcp", "mcp_types", "fastmcp"}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _source_all(name: str) -> list[str]:
+    """The ``__all__`` a module's source assigns, read without importing it."""
+    path = PACKAGE.parent.joinpath(*name.split(".")).with_suffix(".py")
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets
+        ):
+            value = ast.literal_eval(node.value)
+            assert isinstance(value, list)
+            return [str(item) for item in value]
+    raise AssertionError(f"{name} assigns no __all__")
 
 
 def _isort_order(name: str) -> tuple[bool, bool, str]:
@@ -119,6 +159,28 @@ def test_all_is_pinned_and_sorted() -> None:
         assert not [name for name in names if name.startswith("_")]
 
 
+def test_modules_of_optional_frameworks_are_pinned_from_source() -> None:
+    """A public module of an optional extra exports exactly its pinned names, sorted."""
+    for name, names in PUBLIC_BY_SOURCE.items():
+        assert _source_all(name) == names, name
+        assert sorted(names, key=_isort_order) == names, name
+
+
+def test_only_serving_modules_import_the_sdk_or_fastmcp() -> None:
+    """The MCP SDK and FastMCP are imported by the serving and integration modules only."""
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+        if imported & FRAMEWORKS and _module_name(path) not in SERVING:
+            offenders.append(_module_name(path))
+    assert offenders == []
+
+
 def test_every_exported_name_exists() -> None:
     """Every name in ``__all__`` is an attribute of its module."""
     for module, names in PUBLIC.items():
@@ -128,20 +190,18 @@ def test_every_exported_name_exists() -> None:
 
 def test_importing_the_core_does_not_load_the_sdk() -> None:
     """``import mcpfusion`` stays free of the MCP SDK; only serving an app loads it."""
-    code = "import sys, mcpfusion, mcpfusion.testing; print('mcp' in sys.modules)"
+    modules = "mcpfusion, mcpfusion.testing, mcpfusion.integrations"
+    code = f"import sys, {modules}; print('mcp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
 def test_every_module_is_public_or_private() -> None:
     """A module is public (pinned above) or private (a leading underscore): no third kind."""
-    public = {module.__name__ for module in PUBLIC}
+    public = {module.__name__ for module in PUBLIC} | set(PUBLIC_BY_SOURCE)
     for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        name = ".".join(parts)
-        if any(part.startswith("_") for part in parts[1:]):
+        name = _module_name(path)
+        if any(part.startswith("_") for part in name.split(".")[1:]):
             continue
         assert name in public, f"{name} is neither pinned as public nor private"
 

@@ -172,3 +172,54 @@ def test_fixture_makes_testers(fusion_tester: type[FusionTester]) -> None:
     """The pytest plugin's `fusion_tester` fixture builds a tester in one line."""
     tester = fusion_tester(app)
     assert isinstance(tester, FusionTester) and tester.app is app
+
+
+def test_from_mcp_reads_a_client_result_as_json() -> None:
+    """A result's JSON (camelCase) is read back into the same parts the tester gives."""
+    built = row_view.present({"id": 1, "lines": [{"sku": "A"}]})
+    result = CallResult.from_mcp(built.to_mcp())
+    assert result.blocks == built.blocks
+    assert result.data == {"id": 1, "lines": [{"sku": "A"}]}
+    assert result.system_rules == ("Row rule.", "Child rule.")
+    assert result.suggestions == (Suggestion("rows.delete", "Remove it"),)
+    assert not result.is_error
+
+
+def test_from_mcp_reads_objects_and_skips_content_that_is_not_text() -> None:
+    """A client's models are read by attribute; an image is no block and is left out."""
+
+    class Item:
+        def __init__(self, kind: str, text: str | None = None) -> None:
+            self.type, self.text = kind, text
+
+    class Result:
+        def __init__(self) -> None:
+            self.content = [Item("text", '{"total": 3}'), Item("image")]
+            self.is_error = False
+            self.structured_content = {"total": 3}
+
+    result = CallResult.from_mcp(Result())
+    assert (result.blocks, result.data) == (('{"total": 3}',), {"total": 3})
+    assert result.structured_content == {"total": 3}
+
+
+def test_from_mcp_reads_an_error_envelope() -> None:
+    """An ``isError`` result carries its envelope, code and all."""
+    sent = {
+        "content": [
+            {
+                "type": "text",
+                "text": '<tool_error code="GONE" severity="error">\n'
+                "<message>Gone.</message>\n</tool_error>",
+            }
+        ],
+        "isError": True,
+    }
+    result = CallResult.from_mcp(sent)
+    assert (result.is_error, result.error_code, result.data) == (True, "GONE", None)
+
+
+def test_from_mcp_refuses_a_result_without_text() -> None:
+    """A result with no text content has no blocks to read: a clear error."""
+    with pytest.raises(ValueError, match="no text content"):
+        CallResult.from_mcp({"content": [{"type": "image", "data": "", "mimeType": "x"}]})

@@ -6,7 +6,15 @@ from typing import Annotated, Any, Literal
 
 import anyio
 import pytest
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+    field_validator,
+)
 
 from mcpfusion._app import Fusion
 from mcpfusion._failures import preview, validation_failure
@@ -295,3 +303,18 @@ def test_arguments_problem_and_envelope() -> None:
         "<recovery>Fix the fields above and call the tool again.</recovery>\n"
         "</validation_error>",
     )
+
+
+def test_a_functions_argument_errors_read_like_a_models() -> None:
+    """Missing and unexpected arguments of a function (as hosts validate) read the same."""
+
+    def tool(user_id: int) -> None: ...
+
+    sent = {"verbose": True}
+    with pytest.raises(ValidationError, match="2 validation errors") as caught:
+        TypeAdapter(tool).validate_python(sent)  # type: ignore[arg-type]  # a function: its arguments
+    problems = dict(field_problems(caught.value, sent, ["user_id"]))
+    assert problems == {
+        "user_id": "Field required. You sent: nothing. Add 'user_id' and call again.",
+        "verbose": "Unknown field. You sent: true. Remove it; this action accepts: user_id.",
+    }

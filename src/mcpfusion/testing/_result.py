@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +52,40 @@ class CallResult:
         else:
             self.error = parse_error(response.blocks[0])
         self.view = view
+
+    @classmethod
+    def from_mcp(cls, result: Any, progress: tuple[ProgressEvent, ...] = ()) -> CallResult:
+        """Reads the result of any server's tool call, as an MCP client received it.
+
+        Example, with any client::
+
+            result = CallResult.from_mcp(await client.call_tool("get_user", {"user_id": 1}))
+            assert result.system_rules == ("ids are stable",)
+
+        ``result`` is the SDK client's ``CallToolResult``, FastMCP's client result (call
+        with ``raise_on_error=False`` to read error envelopes), or its JSON as a dict. Its
+        text blocks are read back with ``mcpfusion.wire.parse``, so every part is what the
+        wire carries (embeds stay in ``ui_blocks``); other content (images, resources) is
+        not part of any block and is left out.
+
+        Raises:
+            ValueError: if the result has no text content.
+        """
+        if isinstance(result, Mapping):
+            content, is_error = result.get("content") or (), result.get("isError")
+            structured = result.get("structuredContent")
+        else:
+            content, is_error = getattr(result, "content", ()), getattr(result, "is_error", False)
+            structured = getattr(result, "structured_content", None)
+        blocks = tuple(text for item in content if (text := _text_of(item)) is not None)
+        if not blocks:
+            raise ValueError("this tool result has no text content to read")
+        response = ToolResponse(
+            blocks,
+            is_error=bool(is_error),
+            structured_content=structured if isinstance(structured, dict) else None,
+        )
+        return cls(response, progress)
 
     def __repr__(self) -> str:
         return f"CallResult(is_error={self.is_error}, blocks={len(self.blocks)})"
@@ -114,3 +149,12 @@ class CallResult:
     def raw(self) -> dict[str, Any]:
         """The exact MCP ``CallToolResult`` as a dict."""
         return self.response.to_mcp()
+
+
+def _text_of(item: Any) -> str | None:
+    """The text of a text content item (a model or its JSON), else ``None``."""
+    if isinstance(item, Mapping):
+        kind, text = item.get("type"), item.get("text")
+    else:
+        kind, text = getattr(item, "type", None), getattr(item, "text", None)
+    return text if kind == "text" and isinstance(text, str) else None
