@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import anyio
 import pydantic_core
-from anyio.abc import ObjectSendStream
+from anyio.abc import ObjectReceiveStream, ObjectSendStream, TaskGroup
 from mcp import types
 from mcp.server import Server
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
 from mcp.shared.message import SessionMessage
+from mcp.types import methods
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from opentelemetry import trace
 from pydantic import ValidationError
 
+from mcpfusion._context import Progress
+from mcpfusion._failures import escaped, preview
 from mcpfusion._jsonrpc import (
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -34,6 +40,7 @@ from mcpfusion._lines import (
     claimed_stdio,
     open_lines,
 )
+from mcpfusion._response import ToolResponse
 from mcpfusion._sdk import ServableApp, build_server
 
 __all__ = ["run_stdio", "serve", "serve_stdio"]
@@ -61,6 +68,194 @@ class _Batch:
         return b"[" + b",".join(self.answers) + b"]" if self.answers else None
 
 
+_CALL_KEYS: Final = frozenset({"jsonrpc", "id", "method", "params"})
+_CALL_PARAMS: Final = frozenset({"name", "arguments", "_meta"})
+_PROGRESS_ONLY: Final = frozenset({"progressToken"})
+_CLOSED_WRITE_TIMEOUT: Final = 1.0
+"""As the SDK's dispatcher: how long a call cut short by shutdown may take to say so."""
+
+
+@dataclass(eq=False, slots=True)
+class _Call:
+    """A ``tools/call`` the hot path is running."""
+
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    cancelled: bool = False  # by the client: nothing may be sent for it any more
+    over: bool = False  # the handler returned: its progress reports are dropped
+
+
+async def _no_progress(done: float, total: float | None, message: str | None) -> None:
+    """What a call without a progress token reports to: nobody, as in the SDK."""
+
+
+def _plain_sdk_path(server: Server[Any]) -> bool:
+    """Whether the SDK answers a tool call with its handler alone, so a hot path may too.
+
+    Not when the server has middleware of its own, cache hints, or when OpenTelemetry
+    has a tracer provider: spans of the SDK's default middleware would then be collected,
+    and the hot path emits none.
+    """
+    defaults = [type(m) for m in Server("default").middleware]
+    return (
+        [type(m) for m in server.middleware] == defaults
+        and not server.cache_hints
+        and isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+    )
+
+
+class _HotPath:
+    """``tools/call`` and ``tools/list`` of an initialized session, answered without the SDK.
+
+    Only requests the SDK would take exactly as they are (see ``take``); it runs the app's
+    ``call_tool`` as ``build_server``'s handler does and writes the bytes the SDK would.
+    Why that is the same behaviour: docs/deployment.md, "The stdio hot path".
+    """
+
+    def __init__(self, app: ServableApp, out: LineWriter, group: TaskGroup) -> None:
+        self._app = app
+        self._out = out
+        self._group = group
+        self._running: dict[RequestId, _Call] = {}
+        self._listed: dict[str, bytes] = {}
+        self._tools = types.ListToolsResult(
+            tools=[types.Tool.model_validate(tool) for tool in app.list_tools()]
+        ).model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    def take(self, message: dict[str, Any], version: str) -> bool:
+        """Answers ``message`` if it is a request this path serves as the SDK would."""
+        if not message.keys() <= _CALL_KEYS or message.get("jsonrpc") != "2.0":
+            return False
+        request_id = message.get("id")
+        if type(request_id) is not int and type(request_id) is not str:
+            return False  # bool, float and null ids are the SDK's (or the refusal's) to answer
+        method = message.get("method")
+        params = message.get("params", {})
+        if method == "tools/call" and type(params) is dict and params.keys() <= _CALL_PARAMS:
+            return self._call(request_id, params)
+        if method == "tools/list" and (params is None or params == {}):
+            self._out.write(self._list_line(request_id, version))
+            return True
+        return False
+
+    def _call(self, request_id: RequestId, params: dict[str, Any]) -> bool:
+        name = params.get("name")
+        arguments = params.get("arguments")
+        if type(name) is not str or not (arguments is None or type(arguments) is dict):
+            return False
+        meta: Mapping[str, Any] | None = None
+        token = None
+        if "_meta" in params and (raw := params["_meta"]) is not None:
+            if type(raw) is not dict or not raw.keys() <= _PROGRESS_ONLY:
+                return False  # an envelope, a trace context: the SDK reads them
+            if "progressToken" in raw:
+                token = raw["progressToken"]
+                if type(token) is not int and type(token) is not str:
+                    return False
+            # The SDK hands the handler its validated view of _meta (progress_token, ...).
+            meta = types.RequestParams.model_validate({"_meta": raw}, by_name=False).meta
+        call = _Call()
+        # Registered before the next line is read, so a cancellation right behind it finds it.
+        self._running[coerce_request_id(request_id)] = call
+        self._group.start_soon(self._run, request_id, name, arguments, meta, token, call)
+        return True
+
+    def cancel(self, request_id: RequestId) -> None:
+        """Stops a running call the client cancelled; nothing is sent for it."""
+        call = self._running.get(coerce_request_id(request_id))
+        if call is not None:
+            call.cancelled = True
+            call.scope.cancel()
+
+    async def _run(
+        self,
+        request_id: RequestId,
+        name: str,
+        arguments: dict[str, Any] | None,
+        meta: Mapping[str, Any] | None,
+        token: str | int | None,
+        call: _Call,
+    ) -> None:
+        answered = False
+        try:
+            with call.scope:
+                try:
+                    progress = _no_progress if token is None else self._progress(token, call)
+                    response = await self._respond(name, arguments, meta, progress)
+                finally:
+                    call.over = True
+                    key = coerce_request_id(request_id)
+                    if self._running.get(key) is call:  # a reused id may have replaced it
+                        del self._running[key]
+                if not call.cancelled:
+                    answered = True
+                    self._out.write(_result_line(request_id, response))
+                    await self._out.drain()
+        except anyio.get_cancelled_exc_class():
+            # Shutdown, not the client: like the SDK, say so unless an answer already left.
+            if not answered and not call.cancelled:
+                closed = encode(error(request_id, types.CONNECTION_CLOSED, "Connection closed"))
+                with anyio.move_on_after(_CLOSED_WRITE_TIMEOUT, shield=True):
+                    self._out.write(closed)
+                    await self._out.drain()
+            raise
+
+    async def _respond(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        meta: Mapping[str, Any] | None,
+        progress: Progress,
+    ) -> ToolResponse:
+        """The app's answer, exactly as ``build_server``'s ``on_call_tool`` gets it."""
+        try:
+            response = await self._app.call_tool(name, arguments, progress=progress, meta=meta)
+            if not isinstance(response, ToolResponse):
+                raise TypeError(f"call_tool returned {type(response).__name__}")
+        except Exception:
+            logger.exception("tool %s raised out of the app", preview(name))
+            response = escaped(name)
+        return response
+
+    def _progress(self, token: str | int, call: _Call) -> Progress:
+        async def report(done: float, total: float | None, message: str | None) -> None:
+            if call.over:
+                return  # as the SDK's closed dispatch context drops it
+            params: dict[str, Any] = {"progressToken": token, "progress": done}
+            if total is not None:
+                params["total"] = total
+            if message is not None:
+                params["message"] = message
+            notification = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
+            self._out.write(encode(notification))
+            await self._out.drain()
+
+        return report
+
+    def _list_line(self, request_id: RequestId, version: str) -> bytes:
+        listed = self._listed.get(version)
+        if listed is None:
+            # As the SDK shapes a result: its per-version sieve, once per version.
+            result = methods.serialize_server_result("tools/list", version, self._tools)
+            listed = self._listed[version] = encode(result)
+        return b'{"jsonrpc":"2.0","id":' + encode(request_id) + b',"result":' + listed + b"}"
+
+
+def _result_line(request_id: RequestId, response: ToolResponse) -> bytes:
+    """The SDK's line for ``to_call_tool_result(response)``: same keys, same order."""
+    result: dict[str, Any] = {
+        "content": [{"text": block, "type": "text"} for block in response.blocks],
+        "isError": response.is_error,
+    }
+    if response.structured_content is not None:
+        result["structuredContent"] = response.structured_content
+    try:
+        return encode({"jsonrpc": "2.0", "id": request_id, "result": result})
+    except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
+        # The SDK's dispatcher answers a result it cannot serialize with code 0 and the text.
+        logger.exception("handler for 'tools/call' raised")
+        return encode(error(request_id, 0, str(exc)))
+
+
 def _sdk_line(message: types.JSONRPCMessage) -> bytes:
     """The SDK's own serialization of a message it sends, as its stdio transport writes it."""
     try:
@@ -72,10 +267,14 @@ def _sdk_line(message: types.JSONRPCMessage) -> bytes:
 class _Session:
     """One client on stdio: lines in, checked, handed to the SDK's server; its answers out."""
 
-    def __init__(self, server: Server[Any], lines: LineReader, out: LineWriter) -> None:
+    def __init__(
+        self, server: Server[Any], lines: LineReader, out: LineWriter, app: ServableApp | None
+    ) -> None:
         self._server = server
         self._lines = lines
         self._out = out
+        self._app = app if app is not None and _plain_sdk_path(server) else None
+        self._hot: _HotPath | None = None
         self._version: str | None = None  # what initialize negotiated, once it answered
         self._initializing: set[RequestId] = set()
         self._batched: dict[RequestId, _Batch] = {}
@@ -90,8 +289,15 @@ class _Session:
             async with anyio.create_task_group() as serving:
                 serving.start_soon(self._server.run, sdk_reads, sdk_writes, options)
                 serving.start_soon(self._relay, from_sdk)
-                async with to_sdk:
-                    await self._read(to_sdk)
+                async with anyio.create_task_group() as calls:
+                    if self._app is not None:
+                        self._hot = _HotPath(self._app, self._out, calls)
+                    try:
+                        async with to_sdk:
+                            await self._read(to_sdk)
+                    finally:
+                        # stdin ended: like the SDK, stop the calls still running.
+                        calls.cancel_scope.cancel()
             group.cancel_scope.cancel()
 
     async def _stop_when_lost(self, scope: anyio.CancelScope) -> None:
@@ -127,6 +333,9 @@ class _Session:
                 if parsed is None:
                     continue
             if isinstance(parsed, dict):
+                hot, version = self._hot, self._version
+                if hot is not None and version is not None and hot.take(parsed, version):
+                    continue
                 await self._message(parsed, to_sdk)
             elif isinstance(parsed, list):
                 await self._batch(parsed, to_sdk)
@@ -186,9 +395,14 @@ class _Session:
         await to_sdk.send(SessionMessage(message))
 
     def _cancelled(self, request_id: RequestId | None) -> None:
-        """Stops waiting for a batch member the client cancelled: the SDK will not answer it."""
+        """Stops the hot call the client cancelled, or the wait for a batch member's answer.
+
+        The notification still goes on to the SDK, which cancels its own call by that id.
+        """
         if request_id is None:
             return
+        if self._hot is not None:
+            self._hot.cancel(request_id)
         batch = self._batched.pop(coerce_request_id(request_id), None)
         if batch is not None:
             batch.waiting.discard(coerce_request_id(request_id))
@@ -237,7 +451,7 @@ class _Session:
         if batch.done and (line := batch.line()) is not None:
             self._out.write(line)
 
-    async def _relay(self, from_sdk: Any) -> None:
+    async def _relay(self, from_sdk: ObjectReceiveStream[SessionMessage]) -> None:
         """Writes what the SDK sends, one line each, holding the answers to a batch."""
         async with from_sdk:
             async for item in from_sdk:
@@ -266,7 +480,9 @@ class _Session:
                 self._version = version
 
 
-async def serve(server: Server[Any], *, max_line: int = DEFAULT_MAX_LINE) -> None:
+async def serve(
+    server: Server[Any], *, app: ServableApp | None = None, max_line: int = DEFAULT_MAX_LINE
+) -> None:
     """Serves ``server`` over this process's stdin and stdout until stdin closes.
 
     One JSON-RPC message per line, UTF-8. While serving, fd 0 reads the null device and
@@ -274,16 +490,23 @@ async def serve(server: Server[Any], *, max_line: int = DEFAULT_MAX_LINE) -> Non
     line with a usable id gets an answer: a line that is not JSON a parse error (-32700),
     a message that is not JSON-RPC an invalid-request error (-32600), both with that id,
     else with ``null``. A line over ``max_line`` bytes is refused (-32600) without being
-    held in memory.
+    held in memory. A session that negotiated 2025-03-26 may send JSON-RPC batches.
+
+    Args:
+        server: the SDK server; it answers everything the hot path does not.
+        app: the app ``server`` was built from by ``build_server`` (unchanged since).
+            Given, ``tools/call`` and ``tools/list`` of an initialized session are answered
+            without the SDK's per-message models, with the same bytes.
+        max_line: the longest line read.
     """
     with claimed_stdio() as (in_fd, out_fd):
         async with open_lines(in_fd, out_fd, max_line=max_line) as (lines, out):
-            await _Session(server, lines, out).run()
+            await _Session(server, lines, out, app).run()
 
 
 async def serve_stdio(app: ServableApp) -> None:
     """Serves ``app`` over this process's stdin and stdout until stdin closes."""
-    await serve(build_server(app))
+    await serve(build_server(app), app=app)
 
 
 def run_stdio(app: ServableApp) -> None:
