@@ -17,6 +17,10 @@ the machine lands on every figure alike. Targets (issue 12): throughput at 10 in
 >= 6x the baseline, i.e. seconds per call <= 1/6 of the baseline's; sequential p50 <= 0.4x
 the baseline's.
 
+``in_process`` is the floor no transport can beat, measured in the same rounds: the same
+app's ``call_tool`` awaited in this process, with no JSON-RPC at all. ``overhead_p50_us``
+is what each server adds to it.
+
 Run: ``python -m benchmarks.stdio [--json] [--calls N] [--rounds R]`` from the repository.
 """
 
@@ -38,6 +42,8 @@ import pydantic_core
 from benchmarks.timing import all_passed, report, target
 from examples.billing.__main__ import ENV_DB
 from examples.billing.db import BillingDB
+from examples.billing.server import create_app
+from mcpfusion import Fusion
 
 SERVERS = ("sdk", "transport", "mcpfusion")
 IN_FLIGHT = 10
@@ -147,6 +153,31 @@ async def calls_per_second(client: Client, calls: int, in_flight: int) -> float:
     return calls / (time.perf_counter() - start)
 
 
+async def in_process_us(app: Fusion, calls: int) -> list[float]:
+    """The latency of ``calls`` in-process ``call_tool`` calls one after the other (µs)."""
+    samples = []
+    for _ in range(calls):
+        start = time.perf_counter_ns()
+        await app.call_tool("billing", ARGUMENTS)
+        samples.append((time.perf_counter_ns() - start) / 1000)
+    return samples
+
+
+async def in_process_per_second(app: Fusion, calls: int, in_flight: int) -> float:
+    """In-process ``call_tool`` throughput with ``in_flight`` calls running at all times."""
+    remaining = calls
+
+    async def worker() -> None:
+        nonlocal remaining
+        while remaining > 0:
+            remaining -= 1
+            await app.call_tool("billing", ARGUMENTS)
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(in_flight)))
+    return calls / (time.perf_counter() - start)
+
+
 def loadavg() -> str:
     """The first three fields of /proc/loadavg, or "n/a" where there is none."""
     try:
@@ -161,20 +192,29 @@ async def measure(calls: int, rounds: int) -> dict[str, Any]:
         db = str(Path(folder) / "billing.db")
         BillingDB.open(db)  # seeded once, before any server starts
         clients = {name: await Client.start(name, db) for name in SERVERS}
+        app = create_app(BillingDB.open(db))
         load_before = loadavg()
-        latencies: dict[str, list[float]] = {name: [] for name in SERVERS}
-        sequential: dict[str, list[float]] = {name: [] for name in SERVERS}
-        concurrent: dict[str, list[float]] = {name: [] for name in SERVERS}
+        names = (*SERVERS, "in_process")
+        latencies: dict[str, list[float]] = {name: [] for name in names}
+        sequential: dict[str, list[float]] = {name: [] for name in names}
+        concurrent: dict[str, list[float]] = {name: [] for name in names}
         try:
             for client in clients.values():  # warm-up: imports, caches, the first calls
                 await calls_per_second(client, 500, IN_FLIGHT)
+            await in_process_per_second(app, 500, IN_FLIGHT)
             for _ in range(rounds):
                 for name, client in clients.items():
                     samples = await sequential_us(client, calls)
                     latencies[name] += samples
                     sequential[name].append(1e6 * len(samples) / sum(samples))
+                samples = await in_process_us(app, calls)
+                latencies["in_process"] += samples
+                sequential["in_process"].append(1e6 * len(samples) / sum(samples))
                 for name, client in clients.items():
                     concurrent[name].append(await calls_per_second(client, 5 * calls, IN_FLIGHT))
+                concurrent["in_process"].append(
+                    await in_process_per_second(app, 5 * calls, IN_FLIGHT)
+                )
         finally:
             for client in clients.values():
                 await client.close()
@@ -194,8 +234,9 @@ async def measure(calls: int, rounds: int) -> dict[str, Any]:
         "calls_per_s_1_in_flight": {name: round(v) for name, v in throughput_1.items()},
         "calls_per_s_10_in_flight": {name: round(v) for name, v in throughput_10.items()},
         "throughput_10_vs_sdk": {
-            name: round(throughput_10[name] / throughput_10["sdk"], 2) for name in SERVERS
+            name: round(throughput_10[name] / throughput_10["sdk"], 2) for name in names
         },
+        "overhead_p50_us": {name: round(p50[name] - p50["in_process"], 1) for name in SERVERS},
         "targets": {
             "seconds_per_call_10_in_flight_vs_sdk": target(
                 throughput_10["sdk"] / throughput_10["mcpfusion"], MAX_SECONDS_PER_CALL_VS_SDK
