@@ -306,6 +306,8 @@ class _Session:
         self._version: str | None = None  # what initialize negotiated, once it answered
         self._initializing: set[RequestId] = set()
         self._batched: dict[RequestId, _Batch] = {}
+        # Requests handed to the SDK and not answered yet, by correlation key: their ids.
+        self._unanswered: dict[RequestId, RequestId] = {}
 
     async def run(self) -> None:
         """Serves until stdin ends (or stdout goes away)."""
@@ -409,6 +411,7 @@ class _Session:
             return
         if isinstance(message, types.JSONRPCRequest):
             key = coerce_request_id(message.id)
+            self._unanswered[key] = message.id
             if message.method == "initialize":
                 self._initializing.add(key)
             if batch is not None:
@@ -430,9 +433,11 @@ class _Session:
             return
         if self._hot is not None:
             self._hot.cancel(request_id)
-        batch = self._batched.pop(coerce_request_id(request_id), None)
+        key = coerce_request_id(request_id)
+        self._unanswered.pop(key, None)
+        batch = self._batched.pop(key, None)
         if batch is not None:
-            batch.waiting.discard(coerce_request_id(request_id))
+            batch.waiting.discard(key)
             self._flush(batch)
 
     async def _batch(
@@ -485,18 +490,39 @@ class _Session:
                 message = item.message
                 if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
                     key = coerce_request_id(message.id) if message.id is not None else None
+                    batch = None
+                    if key is not None:
+                        self._unanswered.pop(key, None)
+                        batch = self._batched.pop(key, None)
                     if key in self._initializing:
                         self._initializing.discard(key)
                         self._negotiated(message)
-                    batch = self._batched.pop(key, None) if key is not None else None
                     if batch is not None:
                         batch.waiting.discard(key)
                         batch.answers.append(_sdk_line(message))
                         self._flush(batch)
                         continue
                 await self._write(_sdk_line(message))
-        for batch in {id(b): b for b in self._batched.values()}.values():
-            batch.waiting.clear()  # the SDK has stopped: what it answered goes out
+        self._answer_the_rest()
+
+    def _answer_the_rest(self) -> None:
+        """Once the SDK has stopped, answers each request it left unanswered, and the batches.
+
+        The SDK answers a call cut short by the end of stdin with "Connection closed", but
+        not one whose task had not started yet; a client waiting for it is told the same.
+        """
+        batches = {id(batch): batch for batch in self._batched.values()}
+        for key, request_id in self._unanswered.items():
+            closed = encode(error(request_id, types.CONNECTION_CLOSED, "Connection closed"))
+            batch = self._batched.get(key)
+            if batch is None:
+                self._out.write(closed)
+            else:
+                batch.answers.append(closed)
+        self._unanswered.clear()
+        self._batched.clear()
+        for batch in batches.values():
+            batch.waiting.clear()
             self._flush(batch)
 
     def _negotiated(self, message: types.JSONRPCResponse | types.JSONRPCError) -> None:

@@ -505,3 +505,24 @@ def test_the_plain_sdk_path_is_recognised() -> None:
     assert stdio._plain_sdk_path(build_server(sample))
     hinted = Server("x", cache_hints={"tools/list": CacheHint(ttl_ms=5, scope="public")})
     assert not stdio._plain_sdk_path(hinted)
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2025-03-26"])
+async def test_requests_right_before_the_end_of_stdin_are_each_answered_once(
+    version: str,
+) -> None:
+    """Requests followed at once by the end of stdin each get one answer, or -32000."""
+    async with session(sample) as peer:
+        await peer.initialize(version)
+        pings = [{"jsonrpc": "2.0", "id": n, "method": "ping"} for n in range(20)]
+        peer.lines.feed(b"".join(pydantic_core.to_json(p) + b"\n" for p in pings))
+        if version == "2025-03-26":
+            peer.send([{"jsonrpc": "2.0", "id": "b1", "method": "ping"}, call("b2", "ops_ping")])
+    answered: list[Any] = []
+    for line in peer.wire.lines[1:]:
+        message = json.loads(line)
+        for answer in message if isinstance(message, list) else [message]:
+            assert "result" in answer or answer["error"]["code"] == -32000
+            answered.append(answer["id"])
+    expected = list(range(20)) + (["b1", "b2"] if version == "2025-03-26" else [])
+    assert sorted(answered, key=str) == sorted(expected, key=str)
