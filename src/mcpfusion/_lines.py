@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import logging
 import os
 import stat
@@ -16,6 +15,9 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 import anyio
+
+if sys.platform != "win32":  # the module imports everywhere; only POSIX serves with it
+    import fcntl
 
 __all__ = [
     "DEFAULT_MAX_LINE",
@@ -354,6 +356,13 @@ async def open_lines(
             os.set_blocking(fd, True)
 
 
+def _private_copy(fd: int) -> int:
+    if sys.platform == "win32":
+        return os.dup(fd)  # not inheritable; 0-2 are open, so it lands above them
+    else:  # F_DUPFD_CLOEXEC from 3: never on 0-2, never leaked into children
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+
+
 @contextmanager
 def claimed_stdio() -> Iterator[tuple[int, int]]:
     """Private copies of file descriptors 0 and 1 for the protocol, restored on exit.
@@ -363,9 +372,8 @@ def claimed_stdio() -> Iterator[tuple[int, int]]:
     protocol stream: the same promise as the SDK's ``stdio_server``.
     """
     sys.stdout.flush()  # what was printed before serving belongs before the protocol
-    # F_DUPFD_CLOEXEC from 3: a copy never lands on 0-2 and never leaks into children.
-    in_fd = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-    out_fd = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    in_fd = _private_copy(0)
+    out_fd = _private_copy(1)
     null = os.open(os.devnull, os.O_RDONLY)
     try:
         os.dup2(null, 0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -13,6 +14,7 @@ import pydantic_core
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp import types
 from mcp.server import Server
+from mcp.server.stdio import stdio_server
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
 from mcp.shared.message import SessionMessage
@@ -551,7 +553,14 @@ async def serve(
             Given, ``tools/call`` and ``tools/list`` of an initialized session are answered
             without the SDK's per-message models, with the same bytes.
         max_line: the longest line read.
+
+    On Windows, whose pipes the event loop cannot serve this way, it is the SDK's own
+    transport, as before (and none of the above beyond the framing).
     """
+    if sys.platform == "win32":
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        return
     with claimed_stdio() as (in_fd, out_fd):
         async with open_lines(in_fd, out_fd, max_line=max_line) as (lines, out):
             await _Session(server, lines, out, app).run()
