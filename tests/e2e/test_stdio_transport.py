@@ -19,6 +19,7 @@ from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp import Client, StdioServerParameters
 
+from tests.client_results import first_text
 from tests.e2e import servers
 from tests.e2e.sample_app import app as sample
 
@@ -30,6 +31,9 @@ INITIALIZE = {
     "clientInfo": {"name": "raw", "version": "0"},
 }
 BIG = b"9" * 5_000
+MODES = ["auto", "legacy"]
+"""The official client's eras: ``auto`` lands on 2026-07-28 (the SDK path), ``legacy`` on the
+handshake, whose tool calls take the hot path."""
 
 
 def command(transport: str = "mcpfusion") -> list[str]:
@@ -95,7 +99,8 @@ async def raw(transport: str = "mcpfusion", **kwargs: Any) -> AsyncIterator[Raw]
         yield Raw(process)
 
 
-async def test_the_official_client_sees_the_app() -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_official_client_sees_the_app(mode: str) -> None:
     """Identity, tools/list and every kind of call arrive as the app makes them."""
     calls = [
         ("billing", {"action": "get", "invoice_id": "INV-1"}),
@@ -105,7 +110,7 @@ async def test_the_official_client_sees_the_app() -> None:
         ("nope", {}),
     ]
     with anyio.fail_after(30):
-        async with Client(params()) as client:
+        async with Client(params(), mode=mode) as client:
             assert client.server_info is not None and client.server_info.name == "sample"
             listed = await client.list_tools()
             results = [await client.call_tool(name, arguments) for name, arguments in calls]
@@ -122,19 +127,20 @@ async def test_the_official_client_sees_the_app() -> None:
         assert got == expected
 
 
-async def test_progress_reaches_the_client() -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_progress_reaches_the_client(mode: str) -> None:
     """Reports made by a handler arrive as progress notifications, in order."""
     received: list[tuple[float, float | None, str | None]] = []
 
-    async def on_progress(done: float, total: float | None, message: str | None) -> None:
-        received.append((done, total, message))
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        received.append((progress, total, message))
 
     with anyio.fail_after(30):
-        async with Client(params()) as client:
+        async with Client(params(), mode=mode) as client:
             result = await client.call_tool(
                 "billing", {"action": "export", "rows": 3}, progress_callback=on_progress
             )
-    assert result.content[0].text == "exported 3 rows"
+    assert first_text(result) == "exported 3 rows"
     assert received == [(n, 3, f"row {n}/3") for n in (1, 2, 3)]
 
 
@@ -142,13 +148,15 @@ async def stats(client: Client) -> dict[str, int]:
     """The slow action's counters in the server process."""
     result = await client.call_tool("ops_stats", {})
     assert result.structured_content is not None
-    return result.structured_content
+    counters: dict[str, int] = result.structured_content
+    return counters
 
 
-async def test_a_cancelled_call_stops_its_handler() -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_cancelled_call_stops_its_handler(mode: str) -> None:
     """Cancelling a call in the client cancels its handler; the session goes on."""
     with anyio.fail_after(30):
-        async with Client(params()) as client:
+        async with Client(params(), mode=mode) as client:
             before = await stats(client)
             async with anyio.create_task_group() as group:
                 group.start_soon(client.call_tool, "billing", {"action": "wait", "seconds": 60})
@@ -157,7 +165,7 @@ async def test_a_cancelled_call_stops_its_handler() -> None:
                 group.cancel_scope.cancel()
             while (await stats(client))["cancelled"] == before["cancelled"]:
                 pass
-            assert (await client.call_tool("ops_ping", {})).content[0].text == "pong"
+            assert first_text(await client.call_tool("ops_ping", {})) == "pong"
             assert (await stats(client))["finished"] == before["finished"]
 
 
@@ -242,14 +250,15 @@ async def test_every_bad_request_gets_one_error_and_the_server_stays_up(transpor
                 assert "ping" not in message and "9999" not in message, message
 
 
-async def test_a_five_megabyte_argument_is_served() -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_five_megabyte_argument_is_served(mode: str) -> None:
     """A line of several megabytes is read whole; the session goes on."""
     text = "x" * 5_000_000
     with anyio.fail_after(60):
-        async with Client(params()) as client:
+        async with Client(params(), mode=mode) as client:
             result = await client.call_tool("billing", {"action": "note", "text": text})
-            assert (await client.call_tool("ops_ping", {})).content[0].text == "pong"
-    assert result.structured_content is None and '"length": 5000000' in result.content[0].text
+            assert first_text(await client.call_tool("ops_ping", {})) == "pong"
+    assert '"length": 5000000' in first_text(result)
 
 
 async def test_a_batch_on_2025_03_26_gets_one_array() -> None:

@@ -107,7 +107,7 @@ async def session(
                 lines.feed_eof()
 
 
-def call(request_id: Any, name: str, arguments: Any = None, **params: Any) -> dict[str, Any]:
+def call(request_id: Any, name: Any, arguments: Any = None, **params: Any) -> dict[str, Any]:
     """A ``tools/call`` request."""
     body: dict[str, Any] = {"name": name, **params}
     if arguments is not None:
