@@ -7,13 +7,11 @@ hand-written SDK handlers or run on a transport of your own.
 
 from __future__ import annotations
 
-import anyio
-from mcp.server.stdio import stdio_server
-
 from mcpfusion._guard import HostPolicy
 from mcpfusion._http import asgi_app, host_policy, is_loopback, run_http
 from mcpfusion._options import HttpOptions
 from mcpfusion._sdk import ServableApp, build_server, to_call_tool_result
+from mcpfusion._stdio import run_stdio, serve_stdio
 
 __all__ = [
     "HostPolicy",
@@ -28,19 +26,3 @@ __all__ = [
     "serve_stdio",
     "to_call_tool_result",
 ]
-
-
-async def serve_stdio(app: ServableApp) -> None:
-    """Serves ``app`` over this process's stdin and stdout until stdin closes.
-
-    While serving, file descriptor 1 points at stderr, so a stray ``print`` in a handler
-    cannot corrupt the protocol stream.
-    """
-    server = build_server(app)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
-
-
-def run_stdio(app: ServableApp) -> None:
-    """Serves ``app`` over stdio, blocking until the client closes the stream."""
-    anyio.run(serve_stdio, app)

@@ -117,8 +117,12 @@ PUBLIC_BY_SOURCE = {
 }
 
 SERVING = {
+    "mcpfusion._guard",
+    "mcpfusion._hotpath",
     "mcpfusion._http",
+    "mcpfusion._jsonrpc",
     "mcpfusion._sdk",
+    "mcpfusion._stdio",
     "mcpfusion.server",
     "mcpfusion.integrations.fastmcp",
     "mcpfusion.integrations.sdk",
