@@ -2,7 +2,10 @@
 
 Host and Origin are parsed and compared exactly (DNS-rebinding protection); a POST must
 be JSON (415 otherwise); a stateless server has no stream to GET (405); a body that is
-too large (413) or too slow (408) is refused before it is parsed.
+too large (413) or too slow (408) is refused before it is parsed. A body that is not JSON
+(-32700), not JSON-RPC or with a repeated key (-32600) is answered here, with the id it
+carries and without quoting it; a batch is served member by member where the protocol
+version allows one (2025-03-26) and refused where it does not.
 """
 
 from __future__ import annotations
@@ -12,10 +15,24 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import anyio
+import pydantic_core
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mcpfusion._failures import preview
+from mcpfusion._jsonrpc import (
+    BATCH_VERSIONS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    encode,
+    error,
+    recover_id,
+    repeated_key,
+    usable_id,
+    validated,
+)
 
 logger = logging.getLogger("mcpfusion")
 
@@ -208,7 +225,51 @@ class RequestGuard:
         # The SDK compares the media type case-sensitively: hand it the canonical spelling.
         headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"content-type"]
         scope = {**scope, "headers": [*headers, (b"content-type", b"application/json")]}
-        await self.app(scope, _replay(body, receive), send)
+        parsed, answer = screen(body)
+        if answer is not None:
+            await _json(send, 400, answer)
+        elif isinstance(parsed, list):
+            await self._batch(scope, parsed, send)
+        else:
+            await self.app(scope, _replay(body, receive), send)
+
+    async def _batch(self, scope: Scope, members: list[Any], send: Send) -> None:
+        """Answers a batch: each member served alone, the answers sent as one array."""
+        version = next(iter(_headers(scope, b"mcp-protocol-version")), "2025-03-26")
+        if version not in BATCH_VERSIONS:
+            reason = f"Invalid Request: no batches at protocol version {preview(version)}"
+            answers = [error(i, INVALID_REQUEST, reason) for i in _request_ids(members)]
+            await _json(send, 400, answers or error(None, INVALID_REQUEST, reason))
+            return
+        answers = []
+        for member in members:
+            message = validated(member)
+            if isinstance(message, tuple):
+                request_id, reason = message
+                answers.append(error(request_id, INVALID_REQUEST, f"Invalid Request: {reason}"))
+            elif member.get("method") == "initialize":
+                reason = "Invalid Request: initialize cannot be part of a batch"
+                answers.append(error(usable_id(member.get("id")), INVALID_REQUEST, reason))
+            else:
+                answers += await self._alone(scope, member)
+        if answers:
+            await _json(send, 200, answers)
+        else:
+            await _plain(send, 202, "")
+
+    async def _alone(self, scope: Scope, member: dict[str, Any]) -> list[Any]:
+        """Serves one batch member as its own request; its answer, if it has one."""
+        status, content_type, body = await _captured(self.app, scope, encode(member))
+        if status == 202 or not body:
+            return []
+        if content_type.startswith("text/event-stream"):
+            found = [
+                pydantic_core.from_json(line[5:])
+                for line in body.split(b"\n")
+                if line.startswith(b"data:") and line[5:].strip()
+            ]
+            return [m for m in found if isinstance(m, dict) and m.get("id") == member.get("id")]
+        return [pydantic_core.from_json(body)]
 
     async def _body(self, receive: Receive, send: Send) -> bytes | None:
         """The whole body, or ``None`` once a 408/413 (or a disconnect) ended the request."""
@@ -230,6 +291,76 @@ class RequestGuard:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
+
+
+def screen(body: bytes) -> tuple[Any, Any]:
+    """A POST body decoded, or the JSON-RPC error that answers it: ``(parsed, answer)``.
+
+    Parsing is strict (no lone surrogate, no NaN, no number past 4,300 digits, no nesting
+    past pydantic's limit) and a key repeated in one object is refused (a parser would keep
+    the last one, a reader of the text may act on the first).
+    """
+    try:
+        parsed = pydantic_core.from_json(body, allow_inf_nan=False)
+    except ValueError as exc:
+        return None, error(recover_id(body), PARSE_ERROR, f"Parse error: {exc}")
+    request_id = usable_id(parsed.get("id")) if isinstance(parsed, dict) else None
+    repeated = repeated_key(body)
+    if repeated is not None:
+        reason = f"the key {preview(repeated)} appears twice in one object"
+        return None, error(request_id, INVALID_REQUEST, f"Invalid Request: {reason}")
+    if isinstance(parsed, list):
+        if not parsed:
+            return None, error(None, INVALID_REQUEST, "Invalid Request: an empty batch")
+        return parsed, None
+    message = validated(parsed)
+    if isinstance(message, tuple):
+        request_id, reason = message
+        return None, error(request_id, INVALID_REQUEST, f"Invalid Request: {reason}")
+    return parsed, None
+
+
+def _request_ids(members: list[Any]) -> list[Any]:
+    return [
+        usable_id(m.get("id"))
+        for m in members
+        if isinstance(m, dict) and "method" in m and usable_id(m.get("id")) is not None
+    ]
+
+
+async def _json(send: Send, status: int, message: Any) -> None:
+    body = encode(message)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _captured(app: ASGIApp, scope: Scope, body: bytes) -> tuple[int, str, bytes]:
+    """Runs ``app`` on one request body; its status, content type and whole body."""
+    status, content_type, chunks = 500, "", []
+
+    given = False
+
+    async def receive() -> Message:
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await anyio.sleep_forever()  # the client is there until the batch is answered
+        raise AssertionError("unreachable")
+
+    async def send(message: Message) -> None:
+        nonlocal status, content_type
+        if message["type"] == "http.response.start":
+            status = message["status"]
+            for key, value in message.get("headers", []):
+                if key.lower() == b"content-type":
+                    content_type = value.decode("latin-1")
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    await app(scope, receive, send)
+    return status, content_type, b"".join(chunks)
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -8,20 +8,29 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 import pydantic_core
+from mcp import types
+from pydantic import ValidationError
 
 __all__ = [
+    "BATCH_VERSIONS",
     "INVALID_REQUEST",
     "PARSE_ERROR",
+    "Refusal",
     "RequestId",
     "encode",
     "error",
     "explain",
     "recover_id",
+    "repeated_key",
     "usable_id",
+    "validated",
 ]
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
+
+BATCH_VERSIONS: Final = frozenset({"2025-03-26"})
+"""The protocol versions that allow JSON-RPC batches (2025-06-18 removed them)."""
 
 RequestId = int | str
 """An id MCP accepts on a request: a string or an integer, never a bool."""
@@ -142,6 +151,56 @@ def explain(message: Any) -> str:
             return "error must be an object with an integer code and a message"
         return "a response needs the string or integer id of its request"
     return "a request needs a method"
+
+
+class _Repeated(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _distinct(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _Repeated(key)
+        obj[key] = value
+    return obj
+
+
+def repeated_key(raw: bytes | str) -> str | None:
+    """The first key some object of a JSON text repeats, else ``None``.
+
+    JSON parsers keep the last of two equal keys, so ``{"action": "get", "action":
+    "delete"}`` would mean what the last one says while a reader of the first sees
+    another request: such a message is refused instead. Call it on text that parsed.
+    """
+    try:
+        json.loads(raw, object_pairs_hook=_distinct)
+    except _Repeated as repeated:
+        return repeated.key
+    except (ValueError, RecursionError):  # what the strict parse took, this one may not
+        return None
+    return None
+
+
+Refusal = tuple[RequestId | None, str]
+"""Why a message is refused (an invalid request), and the id to answer it with."""
+
+
+def validated(message: Any) -> types.JSONRPCMessage | Refusal:
+    """``message`` as the SDK's JSON-RPC message, or why it is not one.
+
+    A request whose id is not a string or an integer (``null``, an object) is refused
+    here: the SDK would read it as a notification and never answer it.
+    """
+    if isinstance(message, Mapping):
+        if "method" in message and "id" in message and usable_id(message["id"]) is None:
+            return None, "id must be a string or an integer"
+        try:
+            return types.jsonrpc_message_adapter.validate_python(message, by_name=False)
+        except ValidationError:
+            return usable_id(message.get("id")), explain(message)
+    return None, explain(message)
 
 
 def error(request_id: RequestId | None, code: int, message: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from typing import Any, Final
+from typing import Any
 
 import anyio
 import pydantic_core
@@ -17,10 +17,11 @@ from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
 from mcp.shared.message import SessionMessage
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from pydantic import ValidationError
 
+from mcpfusion._failures import preview
 from mcpfusion._hotpath import HotPath, plain_sdk_path
 from mcpfusion._jsonrpc import (
+    BATCH_VERSIONS,
     INVALID_REQUEST,
     PARSE_ERROR,
     RequestId,
@@ -28,7 +29,9 @@ from mcpfusion._jsonrpc import (
     error,
     explain,
     recover_id,
+    repeated_key,
     usable_id,
+    validated,
 )
 from mcpfusion._lines import (
     DEFAULT_MAX_LINE,
@@ -43,9 +46,6 @@ from mcpfusion._sdk import ServableApp, build_server
 __all__ = ["run_stdio", "serve", "serve_stdio"]
 
 logger = logging.getLogger("mcpfusion")
-
-BATCH_VERSIONS: Final = frozenset({"2025-03-26"})
-"""The protocol versions whose clients may send JSON-RPC batches (2025-06-18 dropped them)."""
 
 
 class _Batch:
@@ -151,6 +151,12 @@ class _Session:
                 parsed = await self._unparsed(line, exc)
                 if parsed is None:
                     continue
+            repeated = repeated_key(line) if isinstance(parsed, dict | list) else None
+            if repeated is not None:
+                request_id = usable_id(parsed.get("id")) if isinstance(parsed, dict) else None
+                reason = f"the key {preview(repeated)} appears twice in one object"
+                await self._refuse(request_id, INVALID_REQUEST, f"Invalid Request: {reason}")
+                continue
             if isinstance(parsed, dict):
                 hot, version = self._hot, self._version
                 if hot is not None and version is not None and hot.take(parsed, version):
@@ -186,18 +192,10 @@ class _Session:
         to_sdk: ObjectSendStream[SessionMessage | Exception],
         batch: _Batch | None = None,
     ) -> None:
-        if "method" in obj and "id" in obj and usable_id(obj["id"]) is None:
-            # The SDK would read it as a notification (its id ignored) and never answer.
-            reason = "id must be a string or an integer"
-            await self._refuse(None, INVALID_REQUEST, f"Invalid Request: {reason}", batch)
-            return
-        try:
-            message = types.jsonrpc_message_adapter.validate_python(obj, by_name=False)
-        except ValidationError:
-            reason = explain(obj)
-            await self._refuse(
-                usable_id(obj.get("id")), INVALID_REQUEST, f"Invalid Request: {reason}", batch
-            )
+        message = validated(obj)
+        if isinstance(message, tuple):
+            request_id, reason = message
+            await self._refuse(request_id, INVALID_REQUEST, f"Invalid Request: {reason}", batch)
             return
         if isinstance(message, types.JSONRPCRequest):
             key = coerce_request_id(message.id)

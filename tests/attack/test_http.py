@@ -18,16 +18,12 @@ from tests.e2e.servers import uvicorn_in_process
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
+CLIENT: dict[str, Any] = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "raw", "version": "0"},
 }
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": CLIENT}
 
 
 def served(**options: Any) -> Any:
@@ -191,3 +187,108 @@ async def test_sessions_are_capped_with_a_clear_503() -> None:
     assert (first.status_code, second.status_code) == (200, 200)
     assert third.status_code == 503
     assert "Too many open sessions" in third.text
+
+
+BAD_BODIES = {
+    "not json": (b"{not json", -32700, None),
+    "truncated, id 5": (b'{"jsonrpc": "2.0", "id": 5, "method": "ping"', -32700, 5),
+    "10k-deep nesting, id 5": (
+        b'{"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"x": '
+        + b"[" * 10_000
+        + b"]" * 10_000
+        + b"}}",
+        -32700,
+        5,
+    ),
+    "lone surrogate, id 5": (
+        b'{"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"x": "\\ud800"}}',
+        -32700,
+        5,
+    ),
+    "5,000-digit integer, id 5": (
+        b'{"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"x": ' + b"9" * 5_000 + b"}}",
+        -32700,
+        5,
+    ),
+    "NaN, id 5": (
+        b'{"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"x": NaN}}',
+        -32700,
+        5,
+    ),
+    "a string": (b'"hello"', -32600, None),
+    "no method, id 5": (b'{"jsonrpc": "2.0", "id": 5}', -32600, 5),
+    "jsonrpc 1.0, id 5": (b'{"jsonrpc": "1.0", "id": 5, "method": "ping"}', -32600, 5),
+    "method 42, id 5": (b'{"jsonrpc": "2.0", "id": 5, "method": 42}', -32600, 5),
+    "params a string, id 5": (
+        b'{"jsonrpc": "2.0", "id": 5, "method": "ping", "params": "x"}',
+        -32600,
+        5,
+    ),
+    "id null": (b'{"jsonrpc": "2.0", "id": null, "method": "ping"}', -32600, None),
+    "object id": (b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}', -32600, None),
+    "repeated action key, id 5": (
+        b'{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "billing", '
+        b'"arguments": {"action": "get", "action": "note"}}}',
+        -32600,
+        5,
+    ),
+    "empty batch": (b"[]", -32600, None),
+}
+
+
+@pytest.mark.parametrize("case", BAD_BODIES.values(), ids=BAD_BODIES.keys())
+async def test_a_bad_body_gets_its_json_rpc_error(case: tuple[bytes, int, Any]) -> None:
+    """Each bad body gets one JSON-RPC error with its id, quoting nothing; the server stays up."""
+    body, code, request_id = case
+    with anyio.fail_after(60):
+        async with uvicorn_in_process(served(stateless=True)) as port:
+            async with httpx2.AsyncClient(timeout=10) as http:
+                response = await http.post(
+                    f"http://127.0.0.1:{port}/mcp", content=body, headers=HEADERS
+                )
+            ok = await post(port, {})
+    assert response.status_code == 400
+    answer = response.json()
+    assert answer["id"] == request_id
+    assert answer["error"]["code"] == code
+    message = answer["error"]["message"]
+    assert "pydantic" not in message and "hello" not in message and "99999" not in message
+    assert len(message) < 200
+    assert ok.status_code == 200
+
+
+PING = {"jsonrpc": "2.0", "id": "p", "method": "ping"}
+NOTE = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+async def _session(http: httpx2.AsyncClient, port: int, version: str) -> dict[str, str]:
+    initialize = {**INITIALIZE, "params": {**CLIENT, "protocolVersion": version}}
+    response = await http.post(f"http://127.0.0.1:{port}/mcp", json=initialize, headers=HEADERS)
+    headers = {**HEADERS, "mcp-session-id": response.headers["mcp-session-id"]}
+    if version != "2025-03-26":  # that version has no protocol version header
+        headers["mcp-protocol-version"] = version
+    await http.post(f"http://127.0.0.1:{port}/mcp", json=NOTE, headers=headers)
+    return headers
+
+
+async def test_batches_where_the_version_allows_them() -> None:
+    """On 2025-03-26 a batch is answered as one array; later versions refuse it, per id."""
+    batch = [PING, {**PING, "id": 2}, NOTE, {"jsonrpc": "2.0", "id": 3, "method": 7}]
+    with anyio.fail_after(60):
+        async with (
+            uvicorn_in_process(served()) as port,
+            httpx2.AsyncClient(timeout=10) as http,
+        ):
+            url = f"http://127.0.0.1:{port}/mcp"
+            old = await http.post(url, json=batch, headers=await _session(http, port, "2025-03-26"))
+            new = await http.post(url, json=batch, headers=await _session(http, port, "2025-11-25"))
+    assert old.status_code == 200
+    answers = {a["id"]: a for a in old.json()}
+    assert answers["p"]["result"] == {} and answers[2]["result"] == {}
+    assert answers[3]["error"]["code"] == -32600
+    assert new.status_code == 400
+    assert [(a["id"], a["error"]["code"]) for a in new.json()] == [
+        ("p", -32600),
+        (2, -32600),
+        (3, -32600),
+    ]
