@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Sequence
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
 from mcpfusion._errors import ErrorEnvelope
@@ -12,6 +14,7 @@ UI_PASSTHROUGH: Final = "ui_passthrough"
 LLM_DIRECTIVES: Final = "llm_directives"
 DOMAIN_RULES: Final = "domain_rules"
 ACTION_SUGGESTIONS: Final = "action_suggestions"
+CACHE_INVALIDATION: Final = "cache_invalidation"
 TOOL_ERROR: Final = "tool_error"
 VALIDATION_ERROR: Final = "validation_error"
 
@@ -20,6 +23,7 @@ RESERVED_TAGS: Final = (
     LLM_DIRECTIVES,
     DOMAIN_RULES,
     ACTION_SUGGESTIONS,
+    CACHE_INVALIDATION,
     TOOL_ERROR,
     VALIDATION_ERROR,
 )
@@ -35,10 +39,23 @@ TRUNCATION_NOTICE: Final = (
 )
 """The summary a Presenter sends when its agent limit cut a list (SPEC §5.3)."""
 
-# A "<" that opens or closes a reserved tag: ASCII case-insensitive, optional "/".
-_RESERVED_OPEN = re.compile(
-    r"<(?=/?(?:" + "|".join(RESERVED_TAGS) + r"))", re.IGNORECASE | re.ASCII
+# SPEC §7 in two steps. These regexes find, at C speed, every "<" that might open or close
+# a reserved tag: one before "!" or "?", or before optional whitespace and "/" and then the
+# first letter of a reserved name (any case) or any non-ASCII character (which may fold to
+# one); in JSON also one before an escape. Text with no such "<" (a "<b>", "a < 1") costs
+# one scan; _opens_markup decides the rest.
+_INITIALS = "".join(sorted({name[0] for name in RESERVED_TAGS}))
+_CANDIDATE = re.compile(rf"<(?=[!?]|[\s/]*(?:[{_INITIALS}{_INITIALS.upper()}]|[^\x00-\x7f]))")
+_JSON_CANDIDATE = re.compile(
+    rf"<(?=[!?]|[\s/]*(?:[{_INITIALS}{_INITIALS.upper()}]|[^\x00-\x7f]|\\))"
 )
+# JSON's one-letter escapes; the others (\" \\ \/) stand for the character itself.
+_JSON_ESCAPES: Final = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+# Whitespace is what str.isspace() says (Python's \s) plus what other readers skip as well:
+# U+FEFF (JavaScript's \s), U+180E (a space before Unicode 6.3) and U+200B (zero width).
+_EXTRA_SPACES: Final = frozenset("\u180e\u200b\ufeff")
+_LONGEST_NAME: Final = max(map(len, RESERVED_TAGS))
 # Every character str.splitlines() breaks on; a run of them folds to one space.
 _LINE_BREAKS = re.compile(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 _BACKTICK_RUNS = re.compile(r"`{3,}")
@@ -51,25 +68,109 @@ def _scrub(text: str) -> str:
     return text if text.isascii() else _SURROGATES.sub("\ufffd", text)
 
 
-def neutralize(text: str) -> str:
-    """Writes every ``<`` that would open or close a reserved tag as ``&lt;``.
+@functools.lru_cache(maxsize=4096)
+def _folded(char: str) -> str | None:
+    """The ASCII text a Unicode-aware reader may take ``char`` for, lower-cased, or ``None``.
 
+    That is its NFKD form without combining marks (``ſ`` is ``s``, ``ｄ`` is ``d``, ``İ`` is
+    ``i``, ``ﬆ`` is ``st``) or its case folding, lower or upper case (``ı`` is ``i``, ``ß``
+    is ``ss``): a superset of comparing after NFKC normalization and case folding.
+    """
+    if char.isascii():
+        return char.lower()
+    bare = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+    for form in (bare, char.casefold(), char.lower(), char.upper()):
+        if form and form.isascii():
+            return form.lower()
+    return None
+
+
+def _text_chars(text: str, index: int) -> Iterator[str]:
+    return (text[i] for i in range(index, len(text)))
+
+
+def _json_chars(text: str, index: int) -> Iterator[str]:
+    """The characters of the JSON string ``text`` is inside of, from ``index``, decoded."""
+    end = len(text)
+    while index < end and text[index] != '"':
+        char = text[index]
+        if char != "\\":
+            index += 1
+        elif escape := _UNICODE_ESCAPE.match(text, index):
+            char, index = chr(int(escape.group(1), 16)), escape.end()
+            low = _UNICODE_ESCAPE.match(text, index)
+            if "\ud800" <= char < "\udc00" and low and "dc00" <= low.group(1).lower() < "e000":
+                # A surrogate pair: a JSON decoder joins the two halves into one character.
+                pair = (ord(char) - 0xD800) << 10 | (int(low.group(1), 16) - 0xDC00)
+                char, index = chr(0x10000 + pair), low.end()
+        else:
+            code = text[index + 1 : index + 2]
+            char, index = _JSON_ESCAPES.get(code, code), index + 2
+        yield char
+
+
+def _is_space(char: str) -> bool:
+    return char.isspace() or char in _EXTRA_SPACES
+
+
+def _opens_markup(chars: Iterator[str]) -> bool:
+    """Whether a ``<`` followed by ``chars`` must be neutralized (SPEC §7).
+
+    It must when ``!`` or ``?`` follows (a comment, CDATA section, declaration or
+    processing instruction), or optional whitespace, an optional ``/``, optional whitespace
+    and a name that starts with a reserved name once folded to ASCII.
+    """
+    char = next(chars, "")
+    if char in ("!", "?"):
+        return True
+    while _is_space(char):
+        char = next(chars, "")
+    if char and _folded(char) == "/":
+        char = next(chars, "")
+        while _is_space(char):
+            char = next(chars, "")
+    name = ""
+    while char and len(name) < _LONGEST_NAME:
+        folded = _folded(char)
+        if folded is None:
+            break
+        name += folded
+        char = next(chars, "")
+    return name.startswith(RESERVED_TAGS)
+
+
+def _as_entity(match: re.Match[str]) -> str:
+    return "&lt;" if _opens_markup(_text_chars(match.string, match.end())) else "<"
+
+
+def _as_escape(match: re.Match[str]) -> str:
+    return "\\u003c" if _opens_markup(_json_chars(match.string, match.end())) else "<"
+
+
+def neutralize(text: str) -> str:
+    """Writes every ``<`` that could open or close a reserved tag as ``&lt;`` (SPEC §7).
+
+    That is a ``<`` before ``!`` or ``?``, or before optional whitespace, an optional ``/``,
+    optional whitespace and a name starting with a reserved name in any case, Unicode
+    compatibility forms included (``<domain_ruleſ>``, ``</ DOMAIN_RULES>``, ``<!--``).
     Lone surrogates, which no transport can encode, become U+FFFD.
     """
     text = _scrub(text)
     if "<" not in text:
         return text
-    return _RESERVED_OPEN.sub("&lt;", text)
+    return _CANDIDATE.sub(_as_entity, text)
 
 
 def neutralize_json(text: str) -> str:
-    """Writes every reserved-tag ``<`` of a JSON text as the escape ``\\u003c``.
+    """Writes as ``\\u003c`` every ``<`` of a JSON text that ``neutralize`` would rewrite.
 
-    In JSON a ``<`` can only occur inside a string, so the decoded value is unchanged.
+    The rule reads each JSON string decoded (``"<\\tdomain_rules>"`` is a tab), so it
+    rewrites exactly what ``neutralize`` rewrites in the decoded value. In JSON a ``<`` can
+    only occur inside a string, so the decoded value is unchanged.
     """
     if "<" not in text:
         return text
-    return _RESERVED_OPEN.sub(r"\\u003c", text)
+    return _JSON_CANDIDATE.sub(_as_escape, text)
 
 
 def fold_lines(text: str) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from mcpfusion import ErrorEnvelope
@@ -65,10 +66,45 @@ def test_neutralize_returns_text_without_lt_unchanged() -> None:
     assert wire.neutralize_json(text) is text
 
 
-def test_neutralize_is_ascii_case_insensitive_only() -> None:
-    """Case folding is ASCII only: a long s (ſ) does not spell 'ui_passthrough'."""
+def test_neutralize_folds_unicode_to_ascii() -> None:
+    """Case folding is Unicode-aware: 'ui_paſſthrough' is 'ui_passthrough' to Python's re.I."""
     assert wire.neutralize("<UI_PassThrough>") == "&lt;UI_PassThrough>"
-    assert wire.neutralize("<ui_paſſthrough>") == "<ui_paſſthrough>"
+    assert wire.neutralize("<ui_paſſthrough>") == "&lt;ui_paſſthrough>"
+
+
+@pytest.mark.parametrize(
+    ("char", "folded"),
+    [
+        ("D", "d"),
+        ("ſ", "s"),
+        ("ı", "i"),
+        ("İ", "i"),
+        ("\u212a", "k"),  # Kelvin sign
+        ("ｄ", "d"),
+        ("＿", "_"),
+        ("／", "/"),
+        ("ß", "ss"),
+        ("ﬆ", "st"),
+        ("é", "e"),
+        ("\U0001d41d", "d"),  # mathematical bold d
+        ("\u043e", None),  # Cyrillic o
+        ("\u0301", None),  # a lone combining acute accent
+        ("\ufffd", None),
+    ],
+)
+def test_folded_maps_compatibility_and_case_forms(char: str, folded: str | None) -> None:
+    """_folded gives the ASCII a Unicode-normalizing, case-folding reader takes a character for."""
+    assert wire._folded(char) == folded
+
+
+@given(hostile_text, st.booleans())
+def test_neutralize_json_rewrites_what_neutralize_rewrites(text: str, ascii_only: bool) -> None:
+    """In a JSON string, exactly the '<' that neutralize writes as &lt; become \\u003c."""
+    text = wire.neutralize(text).replace("&lt;", "<")  # lone surrogates out, as JSON has none
+    assume("\\" not in text and "\u2400" not in text)  # a marker standing in for \\u003c
+    escaped = wire.neutralize_json(json.dumps(text, ensure_ascii=ascii_only))
+    decoded = json.loads(escaped.replace("\\u003c", "\\u2400"))
+    assert decoded.replace("\u2400", "&lt;") == wire.neutralize(text)
 
 
 def test_neutralize_json_uses_the_unicode_escape() -> None:
