@@ -56,6 +56,24 @@ def _joined(rows: list[Any], indent: int | None) -> str:
     return f"[\n{items}\n]" if indent else f"[{items}]"
 
 
+def neutralize_strings(value: Any) -> Any:
+    """A plain JSON value with every string in it, keys included, neutralized (SPEC §7).
+
+    For structured content (SPEC §12), which clients receive as a value: an escape in the
+    text would not survive re-serialization, so the string itself carries ``&lt;``.
+    """
+    if isinstance(value, str):
+        return neutralize(value)
+    if isinstance(value, list):
+        return [neutralize_strings(item) for item in value]
+    if isinstance(value, dict):
+        return {
+            neutralize(key) if isinstance(key, str) else key: neutralize_strings(item)
+            for key, item in value.items()
+        }
+    return value
+
+
 def to_jsonable(value: Any) -> Any:
     """Converts ``value`` to plain JSON-compatible Python, as pydantic's JSON mode does."""
     try:

@@ -14,6 +14,7 @@ from mcpfusion._datablock import (
     CHUNK_ROWS,
     DATA_FORMATS,
     EMPTY_TEXT,
+    neutralize_strings,
     render_data,
     to_json,
     to_jsonable,
@@ -143,3 +144,12 @@ def test_long_lists_serialize_in_chunks_exactly_as_whole(indent: int | None) -> 
     assert to_json(rows[:CHUNK_ROWS], indent=indent) == neutralize_json(
         pydantic_core.to_json(rows[:CHUNK_ROWS], indent=indent).decode()
     )
+
+
+def test_neutralize_strings_rewrites_every_string_and_key() -> None:
+    """neutralize_strings neutralizes keys, values and list items and keeps other values."""
+    value = {"<DOMAIN_RULES>": ["< /tool_error>", 1, None, True, {"k": "<b>"}], 2.5: "x"}
+    assert neutralize_strings(value) == {
+        "&lt;DOMAIN_RULES>": ["&lt; /tool_error>", 1, None, True, {"k": "<b>"}],
+        2.5: "x",
+    }
