@@ -64,7 +64,8 @@ _BACKTICK_RUNS = re.compile(r"`{3,}")
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
 
-def _scrub(text: str) -> str:
+def scrub(text: str) -> str:
+    """Replaces each lone surrogate, which UTF-8 cannot encode, with U+FFFD."""
     return text if text.isascii() else _SURROGATES.sub("\ufffd", text)
 
 
@@ -155,7 +156,7 @@ def neutralize(text: str) -> str:
     compatibility forms included (``<domain_ruleſ>``, ``</ DOMAIN_RULES>``, ``<!--``).
     Lone surrogates, which no transport can encode, become U+FFFD.
     """
-    text = _scrub(text)
+    text = scrub(text)
     if "<" not in text:
         return text
     return _CANDIDATE.sub(_as_entity, text)
@@ -184,7 +185,7 @@ def escape_attr(value: str) -> str:
     """Escapes a value for an XML attribute (all five special characters)."""
     # Chained replace() is several times faster than str.translate() on short strings.
     return (
-        _scrub(value)
+        scrub(value)
         .replace("&", "&amp;")
         .replace("<", "&lt;")
         .replace(">", "&gt;")
@@ -195,7 +196,7 @@ def escape_attr(value: str) -> str:
 
 def escape_text(value: str) -> str:
     """Escapes XML element text (``&`` and ``<``)."""
-    return _scrub(value).replace("&", "&amp;").replace("<", "&lt;")
+    return scrub(value).replace("&", "&amp;").replace("<", "&lt;")
 
 
 def fence(lang: str, body: str) -> str:

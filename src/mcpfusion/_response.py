@@ -120,9 +120,9 @@ def success_structured(data: Any) -> ToolResponse:
     """
     structured = wrap_structured(to_jsonable(data))
     text = to_json(structured)
-    # Every "<" of a string shows in the JSON text, raw or neutralized: without one (the
-    # common case) the value needs no walk.
-    if "<" in text or "\\u003c" in text:
+    # Every "<" of a string shows in the JSON text, raw or neutralized, and every lone
+    # surrogate as U+FFFD: without either (the common case) the value needs no walk.
+    if "<" in text or "\\u003c" in text or "\ufffd" in text:
         structured = neutralize_strings(structured)
         text = to_json(structured)
     response = ToolResponse((text,), structured_content=structured)

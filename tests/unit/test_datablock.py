@@ -146,10 +146,30 @@ def test_long_lists_serialize_in_chunks_exactly_as_whole(indent: int | None) -> 
     )
 
 
+def test_to_json_writes_lone_surrogates_as_replacement_characters() -> None:
+    """A lone surrogate, which UTF-8 cannot encode, is U+FFFD in JSON as in every text block."""
+    value = {"k\udfff": ["a\ud800b", "<\ud800domain_rules>", 1]}
+    assert to_json(value, indent=None) == '{"k\ufffd":["a\ufffdb","<\ufffddomain_rules>",1]}'
+    assert render_data(value, "compact") == to_json(value, indent=None)
+
+
+def test_to_json_unserializable_value_with_a_surrogate_still_raises() -> None:
+    """Scrubbing surrogates does not hide another reason a value cannot be serialized."""
+    with pytest.raises(SerializationError, match="cannot be serialized"):
+        to_json({"a\ud800": object()})
+
+
 def test_neutralize_strings_rewrites_every_string_and_key() -> None:
     """neutralize_strings neutralizes keys, values and list items and keeps other values."""
-    value = {"<DOMAIN_RULES>": ["< /tool_error>", 1, None, True, {"k": "<b>"}], 2.5: "x"}
+    value = {"<DOMAIN_RULES>": ["< /tool_error>", 1, None, True, {"k": "<b>"}], 2.5: "x\ud800"}
     assert neutralize_strings(value) == {
         "&lt;DOMAIN_RULES>": ["&lt; /tool_error>", 1, None, True, {"k": "<b>"}],
-        2.5: "x",
+        2.5: "x\ufffd",
     }
+
+
+def test_to_jsonable_and_toon_scrub_lone_surrogates() -> None:
+    """Structured content and TOON start from to_jsonable: a lone surrogate is U+FFFD there too."""
+    value = {"k\udfff": ("a\ud800b",)}
+    assert to_jsonable(value) == {"k\ufffd": ["a\ufffdb"]}
+    assert to_toon(value) == '"k\ufffd"[1|]: a\ufffdb'
