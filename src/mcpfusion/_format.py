@@ -69,18 +69,30 @@ def scrub(text: str) -> str:
     return text if text.isascii() else _SURROGATES.sub("\ufffd", text)
 
 
+def _without_marks(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not _is_mark(c))
+
+
+def _is_mark(char: str) -> bool:
+    return unicodedata.category(char).startswith("M")
+
+
 @functools.lru_cache(maxsize=4096)
 def _folded(char: str) -> str | None:
     """The ASCII text a Unicode-aware reader may take ``char`` for, lower-cased, or ``None``.
 
     That is its NFKD form without combining marks (``ſ`` is ``s``, ``ｄ`` is ``d``, ``İ`` is
     ``i``, ``ﬆ`` is ``st``) or its case folding, lower or upper case (``ı`` is ``i``, ``ß``
-    is ``ss``): a superset of comparing after NFKC normalization and case folding.
+    is ``ss``): a superset of comparing after NFKC normalization and case folding. A
+    combining mark is ``""``: a reader that drops marks sees the letter before it alone.
     """
     if char.isascii():
         return char.lower()
-    bare = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
-    for form in (bare, char.casefold(), char.lower(), char.upper()):
+    if _is_mark(char):
+        return ""
+    bare = _without_marks(char)
+    forms = (bare, char.casefold(), char.lower(), char.upper(), bare.casefold(), bare.upper())
+    for form in (*forms, _without_marks(char.casefold())):
         if form and form.isascii():
             return form.lower()
     return None
@@ -119,24 +131,27 @@ def _opens_markup(chars: Iterator[str]) -> bool:
 
     It must when ``!`` or ``?`` follows (a comment, CDATA section, declaration or
     processing instruction), or optional whitespace, an optional ``/``, optional whitespace
-    and a name that starts with a reserved name once folded to ASCII.
+    and a name that starts with a reserved name once folded to ASCII. Combining marks
+    count for nothing anywhere, as for a reader that drops them.
     """
-    char = next(chars, "")
-    if char in ("!", "?"):
-        return True
-    while _is_space(char):
-        char = next(chars, "")
-    if char and _folded(char) == "/":
-        char = next(chars, "")
-        while _is_space(char):
-            char = next(chars, "")
     name = ""
-    while char and len(name) < _LONGEST_NAME:
+    first = True
+    slash = False
+    for char in chars:
         folded = _folded(char)
+        if folded == "":
+            continue
+        if first and char in ("!", "?"):
+            return True
+        first = False
+        if not name and (_is_space(char) or (folded == "/" and not slash)):
+            slash = slash or folded == "/"
+            continue
         if folded is None:
             break
         name += folded
-        char = next(chars, "")
+        if len(name) >= _LONGEST_NAME:
+            break
     return name.startswith(RESERVED_TAGS)
 
 

@@ -88,7 +88,9 @@ def test_neutralize_folds_unicode_to_ascii() -> None:
         ("é", "e"),
         ("\U0001d41d", "d"),  # mathematical bold d
         ("\u043e", None),  # Cyrillic o
-        ("\u0301", None),  # a lone combining acute accent
+        ("\u0301", ""),  # a combining acute accent: nothing of its own
+        ("\u1e9b", "s"),  # long s with dot above
+        ("\u1d05", None),  # small capital D: no decomposition
         ("\ufffd", None),
     ],
 )
