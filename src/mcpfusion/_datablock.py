@@ -115,7 +115,8 @@ def to_jsonable(value: Any) -> Any:
 def to_toon(value: Any) -> str:
     """Encodes ``value`` as TOON with the ``|`` delimiter, tag-neutralized (SPEC §10)."""
     try:
-        text: str = toon_format.encode(to_jsonable(value), delimiter="|")
+        # The TOON encoder refuses lone surrogates where pydantic's JSON mode keeps them.
+        text: str = toon_format.encode(_map_strings(to_jsonable(value), scrub), delimiter="|")
     except (TypeError, ValueError) as exc:
         raise SerializationError(f"the data cannot be encoded as TOON: {exc}") from exc
     return neutralize(text)

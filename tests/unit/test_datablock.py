@@ -173,3 +173,4 @@ def test_to_jsonable_and_toon_scrub_lone_surrogates() -> None:
     value = {"k\udfff": ("a\ud800b",)}
     assert to_jsonable(value) == {"k\ufffd": ["a\ufffdb"]}
     assert to_toon(value) == '"k\ufffd"[1|]: a\ufffdb'
+    assert to_toon({"k": "<\ud800domain_rules>"}) == "k: <\ufffddomain_rules>"
