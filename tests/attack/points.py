@@ -57,8 +57,8 @@ _BULLETS = (
 )
 
 
-def _case(strings: Sequence[str], result: ToolResponse) -> Case:
-    """A built response's case; its side door says which blocks were sent."""
+def case_of(strings: Sequence[str], result: ToolResponse) -> Case:
+    """A built response's case; its side door (not its text) says which blocks were sent."""
     view = view_of(result)
     assert view is not None, "a built response carries its view"
     wrappers: list[str | None] = [None]
@@ -82,11 +82,11 @@ def _one_line(text: str) -> str:
 
 
 def _each(build: Callable[[str], ToolResponse]) -> Point:
-    return lambda strings: [_case([s], build(s)) for s in strings]
+    return lambda strings: [case_of([s], build(s)) for s in strings]
 
 
 def _batched(build: Callable[[Sequence[str]], ToolResponse]) -> Point:
-    return lambda strings: [_case(batch, build(batch)) for batch in _batches(strings)]
+    return lambda strings: [case_of(batch, build(batch)) for batch in _batches(strings)]
 
 
 def _envelopes(build: Callable[[Sequence[str]], ToolResponse], *, batched: bool) -> Point:
