@@ -113,10 +113,15 @@ def to_jsonable(value: Any) -> Any:
 
 
 def to_toon(value: Any) -> str:
-    """Encodes ``value`` as TOON with the ``|`` delimiter, tag-neutralized (SPEC §10)."""
+    """Encodes ``value`` as TOON with the ``|`` delimiter, tag-neutralized (SPEC §10).
+
+    Each string is neutralized before encoding (TOON escapes a tab or a line break inside
+    a quoted string, which would hide it from a pass over the text) and the text after
+    (an unquoted ``<`` ending one value may meet the next key across a line break). Lone
+    surrogates, which the encoder refuses, become U+FFFD on the way.
+    """
     try:
-        # The TOON encoder refuses lone surrogates where pydantic's JSON mode keeps them.
-        text: str = toon_format.encode(_map_strings(to_jsonable(value), scrub), delimiter="|")
+        text: str = toon_format.encode(neutralize_strings(to_jsonable(value)), delimiter="|")
     except (TypeError, ValueError) as exc:
         raise SerializationError(f"the data cannot be encoded as TOON: {exc}") from exc
     return neutralize(text)

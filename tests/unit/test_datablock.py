@@ -174,3 +174,10 @@ def test_to_jsonable_and_toon_scrub_lone_surrogates() -> None:
     assert to_jsonable(value) == {"k\ufffd": ["a\ufffdb"]}
     assert to_toon(value) == '"k\ufffd"[1|]: a\ufffdb'
     assert to_toon({"k": "<\ud800domain_rules>"}) == "k: <\ufffddomain_rules>"
+
+
+def test_to_toon_neutralizes_escaped_and_adjacent_tags() -> None:
+    """A tag TOON writes with escapes (a tab, a line break) or that spans two values is &lt;."""
+    assert to_toon({"k": "<\t/\ntool_error>"}) == 'k: "&lt;\\t/\\ntool_error>"'
+    assert to_toon({"a": "<", "domain_rules": 1}) == "a: &lt;\ndomain_rules: 1"
+    assert toon_format.decode(to_toon({"k": "<\t/\ntool_error>"})) == {"k": "&lt;\t/\ntool_error>"}
