@@ -33,8 +33,8 @@ def test_corpus_spells_exactly_the_reserved_names() -> None:
 def test_corpus_covers_every_kind_of_spelling(name: str) -> None:
     """Each name comes in folding spellings (case, compatibility forms) and look-alikes."""
     spellings = {spell(name) for spell in SPELLINGS.values()}
-    assert sum(folds(s, name) for s in spellings) >= 20
-    assert sum(not folds(s, name) for s in spellings) >= 10
+    assert sum(folds(s, name) for s in spellings) >= 15
+    assert sum(not folds(s, name) for s in spellings) >= 8
 
 
 def test_readers_catch_a_forged_and_a_hidden_tag() -> None:
