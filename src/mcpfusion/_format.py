@@ -39,23 +39,43 @@ TRUNCATION_NOTICE: Final = (
 )
 """The summary a Presenter sends when its agent limit cut a list (SPEC §5.3)."""
 
-# SPEC §7 in two steps. These regexes find, at C speed, every "<" that might open or close
-# a reserved tag: one before "!" or "?", or before optional whitespace and "/" and then the
-# first letter of a reserved name (any case) or any non-ASCII character (which may fold to
-# one); in JSON also one before an escape. Text with no such "<" (a "<b>", "a < 1") costs
-# one scan; _opens_markup decides the rest.
+# Whitespace is what str.isspace() says (Python's \s) plus what other readers skip as well:
+# U+FEFF (JavaScript's \s), U+180E (a space before Unicode 6.3) and U+200B (zero width).
+_EXTRA_SPACES: Final = "\u180e\u200b\ufeff"
+_SPACE = rf"[\s{_EXTRA_SPACES}]"
+_LONGEST_NAME: Final = max(map(len, RESERVED_TAGS))
+
+
+def _starts_of(name: str) -> str:
+    """A regex matching every non-empty start of ``name``: ``d(?:o(?:m...)?)?``."""
+    rest = f"(?:{_starts_of(name[1:])})?" if len(name) > 1 else ""
+    return re.escape(name[0]) + rest
+
+
+# SPEC §7 at C speed. _ANY finds a "<" that may open a reserved tag at all (one before
+# "!", "?", whitespace, "/", the first letter of a reserved name or a non-ASCII
+# character): text whose every "<" starts other markup ("<b>", "a < 1") is returned after
+# that one scan. _PLAIN replaces each "<" before "!" or "?", or before whitespace, an
+# optional "/", whitespace and a reserved name spelled in ASCII (any case, and ſ, ı, İ, K
+# as Python's re.I reads them): nearly every "<" to neutralize. _UNICODE finds the few a
+# non-ASCII character may still make one (full-width letters, ß, a combining mark, a
+# full-width "/"), the ASCII before that character being a start of a reserved name;
+# only those reach _opens_markup, in Python.
 _INITIALS = "".join(sorted({name[0] for name in RESERVED_TAGS}))
-_CANDIDATE = re.compile(rf"<(?=[!?]|[\s/]*(?:[{_INITIALS}{_INITIALS.upper()}]|[^\x00-\x7f]))")
-_JSON_CANDIDATE = re.compile(
-    rf"<(?=[!?]|[\s/]*(?:[{_INITIALS}{_INITIALS.upper()}]|[^\x00-\x7f]|\\))"
+_ANY = re.compile(rf"<(?=[!?/\s{_EXTRA_SPACES}{_INITIALS}{_INITIALS.upper()}\x80-\U0010ffff])")
+# In a JSON string an escape may stand for whitespace or a letter as well ("<\t/x").
+_ANY_JSON = re.compile(
+    rf"<(?=[!?/\\\s{_EXTRA_SPACES}{_INITIALS}{_INITIALS.upper()}\x80-\U0010ffff])"
+)
+_PLAIN = re.compile(rf"<(?=[!?]|{_SPACE}*/?{_SPACE}*(?:{'|'.join(RESERVED_TAGS)}))", re.IGNORECASE)
+_STARTS = "|".join(map(_starts_of, RESERVED_TAGS))
+_UNICODE = re.compile(rf"<(?={_SPACE}*(?:/{_SPACE}*)?(?:{_STARTS})?[^\x00-\x7f])", re.IGNORECASE)
+_UNICODE_JSON = re.compile(
+    rf"<(?={_SPACE}*(?:/{_SPACE}*)?(?:{_STARTS})?(?:[^\x00-\x7f]|\\))", re.IGNORECASE
 )
 # JSON's one-letter escapes; the others (\" \\ \/) stand for the character itself.
 _JSON_ESCAPES: Final = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
-# Whitespace is what str.isspace() says (Python's \s) plus what other readers skip as well:
-# U+FEFF (JavaScript's \s), U+180E (a space before Unicode 6.3) and U+200B (zero width).
-_EXTRA_SPACES: Final = frozenset("\u180e\u200b\ufeff")
-_LONGEST_NAME: Final = max(map(len, RESERVED_TAGS))
 # Every character str.splitlines() breaks on; a run of them folds to one space.
 _LINE_BREAKS = re.compile(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 _BACKTICK_RUNS = re.compile(r"`{3,}")
@@ -172,9 +192,11 @@ def neutralize(text: str) -> str:
     Lone surrogates, which no transport can encode, become U+FFFD.
     """
     text = scrub(text)
-    if "<" not in text:
+    if "<" not in text or not _ANY.search(text):
         return text
-    return _CANDIDATE.sub(_as_entity, text)
+    text = _PLAIN.sub("&lt;", text)
+    # _UNICODE needs a non-ASCII character, and isascii() costs nothing.
+    return text if text.isascii() else _UNICODE.sub(_as_entity, text)
 
 
 def neutralize_json(text: str) -> str:
@@ -184,9 +206,12 @@ def neutralize_json(text: str) -> str:
     rewrites exactly what ``neutralize`` rewrites in the decoded value. In JSON a ``<`` can
     only occur inside a string, so the decoded value is unchanged.
     """
-    if "<" not in text:
+    if "<" not in text or not _ANY_JSON.search(text):
         return text
-    return _JSON_CANDIDATE.sub(_as_escape, text)
+    # _UNICODE_JSON needs a non-ASCII character or an escape; isascii() costs nothing.
+    ascii_only = text.isascii() and "\\" not in text
+    text = _PLAIN.sub(r"\\u003c", text)
+    return text if ascii_only else _UNICODE_JSON.sub(_as_escape, text)
 
 
 def fold_lines(text: str) -> str:

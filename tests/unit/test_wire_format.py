@@ -204,3 +204,29 @@ def test_lone_surrogates_become_replacement_characters() -> None:
         for block in result.blocks:
             block.encode("utf-8")  # raises on a surrogate
         assert "a\ufffdb" in result.text
+
+
+def _neutralized_one_by_one(text: str) -> str:
+    """SPEC §7's rule asked of every '<' in Python, without the regexes' shortcuts."""
+    text = wire.scrub(text)
+    return "".join(
+        "&lt;" if char == "<" and wire._opens_markup(wire._text_chars(text, i + 1)) else char
+        for i, char in enumerate(text)
+    )
+
+
+_SPELLED = st.sampled_from(["", "/", " / ", "\u3000", "\u0301", "\ufeff/"]).flatmap(
+    lambda lead: st.sampled_from(wire.RESERVED_TAGS).flatmap(
+        lambda name: st.integers(0, len(name)).map(lambda cut: "<" + lead + name[:cut])
+    )
+)
+
+
+@given(
+    st.lists(_SPELLED | hostile_text | st.sampled_from(["ſ", "ｄ", "ß", "İ", "\u0301"])).map(
+        "".join
+    )
+)
+def test_regex_shortcuts_agree_with_the_rule(text: str) -> None:
+    """The C-speed regexes neutralize exactly the '<' the rule, asked one by one, would."""
+    assert wire.neutralize(text) == _neutralized_one_by_one(text)
