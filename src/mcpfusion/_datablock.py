@@ -97,9 +97,10 @@ def _joined(rows: list[Any], indent: int | None) -> str:
 def neutralize_strings(value: Any) -> Any:
     """A plain JSON value with every string in it, keys included, neutralized (SPEC §7).
 
-    For structured content (SPEC §12), which clients receive as a value: an escape in the
-    text would not survive re-serialization, so the string itself carries ``&lt;``. Lone
-    surrogates become U+FFFD, as in every text block.
+    For structured content (SPEC §12), which clients receive as a value (an escape in the
+    text would not survive re-serialization, so the string itself carries ``&lt;``), and
+    for TOON (SPEC §10), which decodes to the neutralized strings. Lone surrogates become
+    U+FFFD, as in every text block.
     """
     return _map_strings(value, neutralize)
 
