@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 import pydantic_core
 import toon_format
 
 from mcpfusion._errors import SerializationError
-from mcpfusion._format import neutralize, neutralize_json
+from mcpfusion._format import neutralize, neutralize_json, scrub
 
 DataFormat = Literal["json", "compact", "toon"]
 DATA_FORMATS: tuple[DataFormat, ...] = ("json", "compact", "toon")
 
 EMPTY_TEXT = "OK"
 """What the data block says for ``None`` and ``""``."""
+
+# The reason pydantic-core gives when a string holds a lone surrogate (UnicodeEncodeError's).
+_SURROGATE_ERROR = "surrogates not allowed"
 
 CHUNK_ROWS = 2_000
 """Items serialized per call in a long list. Each pydantic-core call holds the GIL: 100k
@@ -38,10 +41,45 @@ def to_json(value: Any, *, indent: int | None = 2) -> str:
     try:
         raw = pydantic_core.to_json(value, indent=indent, inf_nan_mode="null")
     except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
-        raise SerializationError(f"the data cannot be serialized: {exc}") from exc
+        raw = pydantic_core.to_json(_scrubbed(value, exc), indent=indent)
     text = raw.decode()
     # memchr-fast test: most payloads hold no "<" and skip the regex entirely.
     return neutralize_json(text) if b"<" in raw else text
+
+
+def _scrubbed(value: Any, exc: Exception) -> Any:
+    """``value`` as plain JSON, each lone surrogate written U+FFFD, if they made it fail.
+
+    UTF-8 cannot encode a lone surrogate (a client's ``"\\ud800"`` decodes to one), so
+    pydantic-core refuses it; as in every text block it becomes U+FFFD rather than failing
+    the whole call.
+
+    Raises:
+        SerializationError: if the value cannot be serialized for another reason.
+    """
+    if _SURROGATE_ERROR in str(exc):
+        try:
+            plain = pydantic_core.to_jsonable_python(
+                _map_strings(value, scrub), inf_nan_mode="null"
+            )
+            return _map_strings(plain, scrub)
+        except (pydantic_core.PydanticSerializationError, ValueError, TypeError, RecursionError):
+            pass  # the original error says best what is wrong
+    raise SerializationError(f"the data cannot be serialized: {exc}") from exc
+
+
+def _map_strings(value: Any, fn: Callable[[str], str]) -> Any:
+    """``value`` with ``fn`` applied to every string in its dicts and lists, keys included."""
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, list | tuple):
+        return [_map_strings(item, fn) for item in value]
+    if isinstance(value, dict):
+        return {
+            fn(key) if isinstance(key, str) else key: _map_strings(item, fn)
+            for key, item in value.items()
+        }
+    return value
 
 
 def _joined(rows: list[Any], indent: int | None) -> str:
@@ -56,18 +94,35 @@ def _joined(rows: list[Any], indent: int | None) -> str:
     return f"[\n{items}\n]" if indent else f"[{items}]"
 
 
+def neutralize_strings(value: Any) -> Any:
+    """A plain JSON value with every string in it, keys included, neutralized (SPEC §7).
+
+    For structured content (SPEC §12), which clients receive as a value (an escape in the
+    text would not survive re-serialization, so the string itself carries ``&lt;``), and
+    for TOON (SPEC §10), which decodes to the neutralized strings. Lone surrogates become
+    U+FFFD, as in every text block.
+    """
+    return _map_strings(value, neutralize)
+
+
 def to_jsonable(value: Any) -> Any:
     """Converts ``value`` to plain JSON-compatible Python, as pydantic's JSON mode does."""
     try:
         return pydantic_core.to_jsonable_python(value, inf_nan_mode="null")
     except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
-        raise SerializationError(f"the data cannot be serialized: {exc}") from exc
+        return _scrubbed(value, exc)
 
 
 def to_toon(value: Any) -> str:
-    """Encodes ``value`` as TOON with the ``|`` delimiter, tag-neutralized (SPEC §10)."""
+    """Encodes ``value`` as TOON with the ``|`` delimiter, tag-neutralized (SPEC §10).
+
+    Each string is neutralized before encoding (TOON escapes a tab or a line break inside
+    a quoted string, which would hide it from a pass over the text) and the text after
+    (an unquoted ``<`` ending one value may meet the next key across a line break). Lone
+    surrogates, which the encoder refuses, become U+FFFD on the way.
+    """
     try:
-        text: str = toon_format.encode(to_jsonable(value), delimiter="|")
+        text: str = toon_format.encode(neutralize_strings(to_jsonable(value)), delimiter="|")
     except (TypeError, ValueError) as exc:
         raise SerializationError(f"the data cannot be encoded as TOON: {exc}") from exc
     return neutralize(text)

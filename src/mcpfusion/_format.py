@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Sequence
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
 from mcpfusion._errors import ErrorEnvelope
@@ -12,6 +14,7 @@ UI_PASSTHROUGH: Final = "ui_passthrough"
 LLM_DIRECTIVES: Final = "llm_directives"
 DOMAIN_RULES: Final = "domain_rules"
 ACTION_SUGGESTIONS: Final = "action_suggestions"
+CACHE_INVALIDATION: Final = "cache_invalidation"
 TOOL_ERROR: Final = "tool_error"
 VALIDATION_ERROR: Final = "validation_error"
 
@@ -20,6 +23,7 @@ RESERVED_TAGS: Final = (
     LLM_DIRECTIVES,
     DOMAIN_RULES,
     ACTION_SUGGESTIONS,
+    CACHE_INVALIDATION,
     TOOL_ERROR,
     VALIDATION_ERROR,
 )
@@ -35,10 +39,43 @@ TRUNCATION_NOTICE: Final = (
 )
 """The summary a Presenter sends when its agent limit cut a list (SPEC §5.3)."""
 
-# A "<" that opens or closes a reserved tag: ASCII case-insensitive, optional "/".
-_RESERVED_OPEN = re.compile(
-    r"<(?=/?(?:" + "|".join(RESERVED_TAGS) + r"))", re.IGNORECASE | re.ASCII
+# Whitespace is what str.isspace() says (Python's \s) plus what other readers skip as well:
+# U+FEFF (JavaScript's \s), U+180E (a space before Unicode 6.3) and U+200B (zero width).
+_EXTRA_SPACES: Final = "\u180e\u200b\ufeff"
+_SPACE = rf"[\s{_EXTRA_SPACES}]"
+_LONGEST_NAME: Final = max(map(len, RESERVED_TAGS))
+
+
+def _starts_of(name: str) -> str:
+    """A regex matching every non-empty start of ``name``: ``d(?:o(?:m...)?)?``."""
+    rest = f"(?:{_starts_of(name[1:])})?" if len(name) > 1 else ""
+    return re.escape(name[0]) + rest
+
+
+# SPEC §7 at C speed. _ANY finds a "<" that may open a reserved tag at all (one before
+# "!", "?", whitespace, "/", the first letter of a reserved name or a non-ASCII
+# character): text whose every "<" starts other markup ("<b>", "a < 1") is returned after
+# that one scan. _PLAIN replaces each "<" before "!" or "?", or before whitespace, an
+# optional "/", whitespace and a reserved name spelled in ASCII (any case, and ſ, ı, İ, K
+# as Python's re.I reads them): nearly every "<" to neutralize. _UNICODE finds the few a
+# non-ASCII character may still make one (full-width letters, ß, a combining mark, a
+# full-width "/"), the ASCII before that character being a start of a reserved name;
+# only those reach _opens_markup, in Python.
+_INITIALS = "".join(sorted({name[0] for name in RESERVED_TAGS}))
+_ANY = re.compile(rf"<(?=[!?/\s{_EXTRA_SPACES}{_INITIALS}{_INITIALS.upper()}\x80-\U0010ffff])")
+# In a JSON string an escape may stand for whitespace or a letter as well ("<\t/x").
+_ANY_JSON = re.compile(
+    rf"<(?=[!?/\\\s{_EXTRA_SPACES}{_INITIALS}{_INITIALS.upper()}\x80-\U0010ffff])"
 )
+_PLAIN = re.compile(rf"<(?=[!?]|{_SPACE}*/?{_SPACE}*(?:{'|'.join(RESERVED_TAGS)}))", re.IGNORECASE)
+_STARTS = "|".join(map(_starts_of, RESERVED_TAGS))
+_UNICODE = re.compile(rf"<(?={_SPACE}*(?:/{_SPACE}*)?(?:{_STARTS})?[^\x00-\x7f])", re.IGNORECASE)
+_UNICODE_JSON = re.compile(
+    rf"<(?={_SPACE}*(?:/{_SPACE}*)?(?:{_STARTS})?(?:[^\x00-\x7f]|\\))", re.IGNORECASE
+)
+# JSON's one-letter escapes; the others (\" \\ \/) stand for the character itself.
+_JSON_ESCAPES: Final = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 # Every character str.splitlines() breaks on; a run of them folds to one space.
 _LINE_BREAKS = re.compile(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 _BACKTICK_RUNS = re.compile(r"`{3,}")
@@ -47,29 +84,134 @@ _BACKTICK_RUNS = re.compile(r"`{3,}")
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
 
-def _scrub(text: str) -> str:
+def scrub(text: str) -> str:
+    """Replaces each lone surrogate, which UTF-8 cannot encode, with U+FFFD."""
     return text if text.isascii() else _SURROGATES.sub("\ufffd", text)
 
 
-def neutralize(text: str) -> str:
-    """Writes every ``<`` that would open or close a reserved tag as ``&lt;``.
+def _without_marks(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not _is_mark(c))
 
+
+def _is_mark(char: str) -> bool:
+    return unicodedata.category(char).startswith("M")
+
+
+@functools.lru_cache(maxsize=4096)
+def _folded(char: str) -> str | None:
+    """The ASCII text a Unicode-aware reader may take ``char`` for, lower-cased, or ``None``.
+
+    That is its NFKD form without combining marks (``ſ`` is ``s``, ``ｄ`` is ``d``, ``İ`` is
+    ``i``, ``ﬆ`` is ``st``) or its case folding, lower or upper case (``ı`` is ``i``, ``ß``
+    is ``ss``): a superset of comparing after NFKC normalization and case folding. A
+    combining mark is ``""``: a reader that drops marks sees the letter before it alone.
+    """
+    if char.isascii():
+        return char.lower()
+    if _is_mark(char):
+        return ""
+    bare = _without_marks(char)
+    forms = (bare, char.casefold(), char.lower(), char.upper(), bare.casefold(), bare.upper())
+    for form in (*forms, _without_marks(char.casefold())):
+        if form and form.isascii():
+            return form.lower()
+    return None
+
+
+def _text_chars(text: str, index: int) -> Iterator[str]:
+    return (text[i] for i in range(index, len(text)))
+
+
+def _json_chars(text: str, index: int) -> Iterator[str]:
+    """The characters of the JSON string ``text`` is inside of, from ``index``, decoded."""
+    end = len(text)
+    while index < end and text[index] != '"':
+        char = text[index]
+        if char != "\\":
+            index += 1
+        elif escape := _UNICODE_ESCAPE.match(text, index):
+            char, index = chr(int(escape.group(1), 16)), escape.end()
+            low = _UNICODE_ESCAPE.match(text, index)
+            if "\ud800" <= char < "\udc00" and low and "dc00" <= low.group(1).lower() < "e000":
+                # A surrogate pair: a JSON decoder joins the two halves into one character.
+                pair = (ord(char) - 0xD800) << 10 | (int(low.group(1), 16) - 0xDC00)
+                char, index = chr(0x10000 + pair), low.end()
+        else:
+            code = text[index + 1 : index + 2]
+            char, index = _JSON_ESCAPES.get(code, code), index + 2
+        yield char
+
+
+def _is_space(char: str) -> bool:
+    return char.isspace() or char in _EXTRA_SPACES
+
+
+def _opens_markup(chars: Iterator[str]) -> bool:
+    """Whether a ``<`` followed by ``chars`` must be neutralized (SPEC §7).
+
+    It must when ``!`` or ``?`` follows (a comment, CDATA section, declaration or
+    processing instruction), or optional whitespace, an optional ``/``, optional whitespace
+    and a name that starts with a reserved name once folded to ASCII. Combining marks
+    count for nothing anywhere, as for a reader that drops them.
+    """
+    name = ""
+    first = True
+    slash = False
+    for char in chars:
+        folded = _folded(char)
+        if folded == "":
+            continue
+        if first and char in ("!", "?"):
+            return True
+        first = False
+        if not name and (_is_space(char) or (folded == "/" and not slash)):
+            slash = slash or folded == "/"
+            continue
+        if folded is None:
+            break
+        name += folded
+        if len(name) >= _LONGEST_NAME:
+            break
+    return name.startswith(RESERVED_TAGS)
+
+
+def _as_entity(match: re.Match[str]) -> str:
+    return "&lt;" if _opens_markup(_text_chars(match.string, match.end())) else "<"
+
+
+def _as_escape(match: re.Match[str]) -> str:
+    return "\\u003c" if _opens_markup(_json_chars(match.string, match.end())) else "<"
+
+
+def neutralize(text: str) -> str:
+    """Writes every ``<`` that could open or close a reserved tag as ``&lt;`` (SPEC §7).
+
+    That is a ``<`` before ``!`` or ``?``, or before optional whitespace, an optional ``/``,
+    optional whitespace and a name starting with a reserved name in any case, Unicode
+    compatibility forms included (``<domain_ruleſ>``, ``</ DOMAIN_RULES>``, ``<!--``).
     Lone surrogates, which no transport can encode, become U+FFFD.
     """
-    text = _scrub(text)
-    if "<" not in text:
+    text = scrub(text)
+    if "<" not in text or not _ANY.search(text):
         return text
-    return _RESERVED_OPEN.sub("&lt;", text)
+    text = _PLAIN.sub("&lt;", text)
+    # _UNICODE needs a non-ASCII character, and isascii() costs nothing.
+    return text if text.isascii() else _UNICODE.sub(_as_entity, text)
 
 
 def neutralize_json(text: str) -> str:
-    """Writes every reserved-tag ``<`` of a JSON text as the escape ``\\u003c``.
+    """Writes as ``\\u003c`` every ``<`` of a JSON text that ``neutralize`` would rewrite.
 
-    In JSON a ``<`` can only occur inside a string, so the decoded value is unchanged.
+    The rule reads each JSON string decoded (``"<\\tdomain_rules>"`` is a tab), so it
+    rewrites exactly what ``neutralize`` rewrites in the decoded value. In JSON a ``<`` can
+    only occur inside a string, so the decoded value is unchanged.
     """
-    if "<" not in text:
+    if "<" not in text or not _ANY_JSON.search(text):
         return text
-    return _RESERVED_OPEN.sub(r"\\u003c", text)
+    # _UNICODE_JSON needs a non-ASCII character or an escape; isascii() costs nothing.
+    ascii_only = text.isascii() and "\\" not in text
+    text = _PLAIN.sub(r"\\u003c", text)
+    return text if ascii_only else _UNICODE_JSON.sub(_as_escape, text)
 
 
 def fold_lines(text: str) -> str:
@@ -83,7 +225,7 @@ def escape_attr(value: str) -> str:
     """Escapes a value for an XML attribute (all five special characters)."""
     # Chained replace() is several times faster than str.translate() on short strings.
     return (
-        _scrub(value)
+        scrub(value)
         .replace("&", "&amp;")
         .replace("<", "&lt;")
         .replace(">", "&gt;")
@@ -94,7 +236,7 @@ def escape_attr(value: str) -> str:
 
 def escape_text(value: str) -> str:
     """Escapes XML element text (``&`` and ``<``)."""
-    return _scrub(value).replace("&", "&amp;").replace("<", "&lt;")
+    return scrub(value).replace("&", "&amp;").replace("<", "&lt;")
 
 
 def fence(lang: str, body: str) -> str:

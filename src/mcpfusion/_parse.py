@@ -147,16 +147,16 @@ def _decode(text: str) -> tuple[Any, bool]:
 def parse(content: Iterable[Any]) -> ParsedResponse:
     """Splits a tool result's content into its parts (SPEC §2).
 
+    Never raises on a foreign result: an empty content list (MCP allows one, say beside
+    ``structuredContent``) reads as no data and no blocks.
+
     Args:
         content: the result's content items: strings, ``{"type": "text", "text": ...}``
             dicts or objects with a ``text`` attribute (such as the MCP client's).
-
-    Raises:
-        ValueError: if there is no content item at all.
     """
     texts = _texts(content)
     if not texts:
-        raise ValueError("a tool result has at least one content block")
+        return ParsedResponse(ResponseView())
     data_text, rest = texts[0], texts[1:]
     error = parse_error(data_text)
     data, is_json = (None, False) if error is not None else _decode(data_text)

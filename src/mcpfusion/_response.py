@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, ParamSpec
 
 from mcpfusion import _format as wire
-from mcpfusion._datablock import DataFormat, render_data, to_json, to_jsonable
+from mcpfusion._datablock import DataFormat, neutralize_strings, render_data, to_json, to_jsonable
 from mcpfusion._errors import ErrorEnvelope
 from mcpfusion._parts import BULLET_KINDS, ResponseView
 
@@ -115,10 +115,17 @@ def toon_success(data: Any) -> ToolResponse:
 def success_structured(data: Any) -> ToolResponse:
     """A JSON text block plus ``structuredContent`` holding the same object (SPEC §12).
 
-    A value that is not an object is wrapped as ``{"result": value}``.
+    A value that is not an object is wrapped as ``{"result": value}``. A string that could
+    open or close a reserved tag carries ``&lt;`` in both (SPEC §7).
     """
     structured = wrap_structured(to_jsonable(data))
-    response = ToolResponse((to_json(structured),), structured_content=structured)
+    text = to_json(structured)
+    # Every "<" of a string shows in the JSON text, raw or neutralized, and every lone
+    # surrogate as U+FFFD: without either (the common case) the value needs no walk.
+    if "<" in text or "\\u003c" in text or "\ufffd" in text:
+        structured = neutralize_strings(structured)
+        text = to_json(structured)
+    response = ToolResponse((text,), structured_content=structured)
     return _with_view(response, ResponseView(structured))
 
 

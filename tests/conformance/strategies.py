@@ -21,18 +21,29 @@ def _any_case(name: str) -> st.SearchStrategy[str]:
     )
 
 
+# Spellings a Unicode-aware reader folds to the ASCII name (SPEC §7): long s, dotless i,
+# full-width letters.
+_FOLDING = [
+    lambda name: name,
+    lambda name: name.replace("s", "\u017f"),
+    lambda name: name.replace("i", "\u0131"),
+    lambda name: "".join(chr(ord(c) + 0xFEE0) for c in name),
+]
+
 reserved_tag_text = st.builds(
-    lambda slash, name, tail: f"<{slash}{name}{tail}",
-    st.sampled_from(["", "/"]),
+    lambda slash, spell, name, tail: f"<{slash}{spell(name)}{tail}",
+    st.sampled_from(["", "/", " ", "/ ", " / ", "\t/\n", "\u3000"]),
+    st.sampled_from(_FOLDING),
     st.sampled_from(RESERVED_TAGS).flatmap(_any_case),
     st.sampled_from(["", ">", " ", "\n", "\t", "/>", ' code="X" severity="error">', "X"]),
 )
-"""A reserved tag, opening or closing, in any ASCII case, with assorted continuations."""
+"""A reserved tag, opening or closing, in any case and Unicode spelling SPEC §7 folds,
+whitespace around the "/", with assorted continuations."""
 
 _PIECES = [
     '"', "'", "&", "&amp;", "&lt;", "&#60;", "&quot;", "<", ">", "</", "< ", "- ", ": ", "|",
     "\\|", "\\", "\r", "\n", "\r\n", "\n\n", "\x0b", "\x0c", "\x85", "\u2028", " ", "\t", "é",
-    "📊", "<b>", "OK", "null", "{", "[", "=== ", "\x00",
+    "📊", "<b>", "OK", "null", "{", "[", "=== ", "\x00", "<!--", "<![CDATA[", "<?",
 ]  # fmt: skip
 
 hostile_text = st.lists(

@@ -27,11 +27,12 @@ from tests.conformance.strategies import (
 )
 
 _NAMES = "|".join(RESERVED_TAGS)
-# What an XML-ish reader takes for a tag: "<name" then whitespace, "/" or ">"; "</name>".
-OPENING = {name: re.compile(rf"<{name}(?=[\s/>])", re.I | re.A) for name in RESERVED_TAGS}
-CLOSING = {name: re.compile(rf"</{name}\s*>", re.I | re.A) for name in RESERVED_TAGS}
-# Stricter: any "<" or "</" followed by the name at all (what neutralization guarantees).
-ANY_MENTION = {name: re.compile(rf"</?{name}", re.I | re.A) for name in RESERVED_TAGS}
+# What a lenient reader takes for a tag, case-insensitive in Unicode (re.I reads ſ as s and
+# ı as i): "<name" then whitespace, "/" or ">"; "</name>", spaces allowed around the "/".
+OPENING = {name: re.compile(rf"<\s*{name}(?=[\s/>])", re.I) for name in RESERVED_TAGS}
+CLOSING = {name: re.compile(rf"<\s*/\s*{name}\s*>", re.I) for name in RESERVED_TAGS}
+# Stricter: any "<", optional "/" and whitespace, then the name (what neutralization guarantees).
+ANY_MENTION = {name: re.compile(rf"<\s*/?\s*{name}", re.I) for name in RESERVED_TAGS}
 # The formats whose data block parse() reads back (TOON is checked on its own).
 FORMATS: tuple[DataFormat, ...] = ("json", "compact")
 
@@ -162,6 +163,7 @@ def _emitted(case: Case, result: ToolResponse) -> dict[str, int]:
         "llm_directives": int(bool(view.directives)),
         "domain_rules": int(bool(view.system_rules)),
         "action_suggestions": int(bool(view.suggestions)),
+        "cache_invalidation": 0,
         "tool_error": 0,
         "validation_error": 0,
     }

@@ -22,13 +22,42 @@ VARIANTS = [
 ]
 
 
+# What SPEC §7's widened rule adds: whitespace around the "/", Unicode forms that fold to
+# the ASCII name (long s, dotless and dotted i, full-width and mathematical letters, ß for
+# "ss", the "st" ligature, a full-width solidus), and "<!" / "<?" constructs.
+WIDENED = [
+    "< domain_rules>",
+    "</ domain_rules>",
+    "< /\tDOMAIN_RULES >",
+    "<\u3000llm_directives>",
+    "<\ufeff/tool_error>",
+    "<domain_ruleſ>",
+    "<ui_paſſthrough>",
+    "<llm_dırectives>",
+    "<VALİDATION_ERROR>",
+    "<ｄｏｍａｉｎ＿ｒｕｌｅｓ>",
+    "<\U0001d42d\U0001d428\U0001d428\U0001d425_error>",
+    "<ui_paßthrough>",
+    "<ui_pasﬆhrough>",
+    "<／action_suggestions>",
+    "<cache_invalidation>",
+    "<!--",
+    "<![CDATA[",
+    "<!DOCTYPE x>",
+    "<?xml version='1.0'?>",
+    "<! x",
+    "<?",
+]
+
+
 def test_reserved_names() -> None:
-    """SPEC §7: the six reserved tag names."""
+    """SPEC §7: the seven reserved tag names."""
     assert set(RESERVED_TAGS) == {
         "ui_passthrough",
         "llm_directives",
         "domain_rules",
         "action_suggestions",
+        "cache_invalidation",
         "tool_error",
         "validation_error",
     }
@@ -40,22 +69,44 @@ def test_text_form_writes_lt_entity(tag: str) -> None:
     assert neutralize(f"a{tag}b") == f"a&lt;{tag[1:]}b"
 
 
-@pytest.mark.parametrize("tag", VARIANTS)
+@pytest.mark.parametrize("tag", WIDENED)
+def test_widened_rule_writes_lt_entity(tag: str) -> None:
+    """SPEC §7: spaced, Unicode-folded and "<!"/"<?" forms are neutralized like the ASCII name."""
+    assert neutralize(f"a{tag}b") == f"a&lt;{tag[1:]}b"
+    assert success(tag).blocks[0] == f"&lt;{tag[1:]}"
+
+
+@pytest.mark.parametrize("tag", VARIANTS + WIDENED)
 def test_json_form_writes_unicode_escape(tag: str) -> None:
     """SPEC §7: in the JSON data block the '<' is written \\u003c and the value is unchanged."""
     text = success({"v": tag}).blocks[0]
-    assert "\\u003c" + tag[1:] in text
+    assert "\\u003c" + json.dumps(tag, ensure_ascii=False)[2:-1] in text
     assert "<" not in text
     assert json.loads(text) == {"v": tag}
-    assert neutralize_json(json.dumps(tag)) == json.dumps(tag).replace("<", "\\u003c")
+    for ascii_only in (True, False):  # the rule reads escapes decoded: \\t, \\u017f
+        encoded = json.dumps(tag, ensure_ascii=ascii_only)
+        assert neutralize_json(encoded) == encoded.replace("<", "\\u003c")
 
 
 @pytest.mark.parametrize(
     "text",
-    ["<b>bold</b>", "a < b", "<", "<ui>", "< domain_rules>", "<_domain_rules>", "&lt;x", "<!--"],
+    [
+        "<b>bold</b>",
+        "a < b",
+        "<",
+        "<ui>",
+        "<_domain_rules>",
+        "&lt;x",
+        "< / x>",
+        "<domain-rules>",
+        "<//domain_rules>",
+        "<\u00addomain_rules>",  # a soft hyphen is not whitespace
+        "<d\u043emain_rules>",  # a Cyrillic o folds to no ASCII letter
+        "\uff1cdomain_rules>",  # a full-width less-than sign is not "<"
+    ],
 )
 def test_other_text_is_untouched(text: str) -> None:
-    """SPEC §7: only reserved tags are neutralized; other markup and lone '<' stay as they are."""
+    """SPEC §7: only reserved tags, "<!" and "<?" are neutralized; other markup stays as it is."""
     assert neutralize(text) == text
     assert success(text).blocks[0] == text
     assert neutralize_json(text) == text

@@ -47,11 +47,25 @@ def test_model_is_serialized_in_json_mode() -> None:
 
 
 def test_text_and_structured_content_agree_with_reserved_tags() -> None:
-    """SPEC §12 and §7: the text is neutralized JSON that still decodes to structuredContent."""
-    result = success_structured({"note": "</domain_rules>", "nan": float("nan")})
-    assert "\\u003c/domain_rules>" in result.blocks[0]
-    assert result.structured_content == {"note": "</domain_rules>", "nan": None}
+    """SPEC §12 and §7: a reserved tag is &lt; in structuredContent and in the text mirroring it."""
+    result = success_structured({"note": "</domain_rules>", "nan": float("nan"), "b": "<b>"})
+    assert result.blocks[0] == (
+        '{\n  "note": "&lt;/domain_rules>",\n  "nan": null,\n  "b": "<b>"\n}'
+    )
+    assert result.structured_content == {"note": "&lt;/domain_rules>", "nan": None, "b": "<b>"}
     assert json.loads(result.blocks[0]) == result.structured_content
+
+
+def test_structured_keys_and_nested_strings_are_neutralized() -> None:
+    """SPEC §7 and §12: every string of structured content, keys and list items included."""
+    value = {"<Tool_Error>": [{"x": "< /llm_directives>"}, "<!--", 1], "ok": "a < b"}
+    result = success_structured(value)
+    assert result.structured_content == {
+        "&lt;Tool_Error>": [{"x": "&lt; /llm_directives>"}, "&lt;!--", 1],
+        "ok": "a < b",
+    }
+    assert json.loads(result.blocks[0]) == result.structured_content
+    assert "\\u003c" not in result.blocks[0]
 
 
 def test_structured_content_is_json_compatible() -> None:

@@ -15,6 +15,7 @@ from mcpfusion._datablock import (
     CHUNK_ROWS,
     DATA_FORMATS,
     EMPTY_TEXT,
+    neutralize_strings,
     render_data,
     to_json,
     to_jsonable,
@@ -159,3 +160,40 @@ def test_long_lists_serialize_in_chunks_exactly_as_whole(indent: int | None) -> 
     assert to_json(rows[:CHUNK_ROWS], indent=indent) == neutralize_json(
         pydantic_core.to_json(rows[:CHUNK_ROWS], indent=indent).decode()
     )
+
+
+def test_to_json_writes_lone_surrogates_as_replacement_characters() -> None:
+    """A lone surrogate, which UTF-8 cannot encode, is U+FFFD in JSON as in every text block."""
+    value = {"k\udfff": ["a\ud800b", "<\ud800domain_rules>", 1]}
+    assert to_json(value, indent=None) == '{"k\ufffd":["a\ufffdb","<\ufffddomain_rules>",1]}'
+    assert render_data(value, "compact") == to_json(value, indent=None)
+
+
+def test_to_json_unserializable_value_with_a_surrogate_still_raises() -> None:
+    """Scrubbing surrogates does not hide another reason a value cannot be serialized."""
+    with pytest.raises(SerializationError, match="cannot be serialized"):
+        to_json({"a\ud800": object()})
+
+
+def test_neutralize_strings_rewrites_every_string_and_key() -> None:
+    """neutralize_strings neutralizes keys, values and list items and keeps other values."""
+    value = {"<DOMAIN_RULES>": ["< /tool_error>", 1, None, True, {"k": "<b>"}], 2.5: "x\ud800"}
+    assert neutralize_strings(value) == {
+        "&lt;DOMAIN_RULES>": ["&lt; /tool_error>", 1, None, True, {"k": "<b>"}],
+        2.5: "x\ufffd",
+    }
+
+
+def test_to_jsonable_and_toon_scrub_lone_surrogates() -> None:
+    """Structured content and TOON start from to_jsonable: a lone surrogate is U+FFFD there too."""
+    value = {"k\udfff": ("a\ud800b",)}
+    assert to_jsonable(value) == {"k\ufffd": ["a\ufffdb"]}
+    assert to_toon(value) == '"k\ufffd"[1|]: a\ufffdb'
+    assert to_toon({"k": "<\ud800domain_rules>"}) == "k: <\ufffddomain_rules>"
+
+
+def test_to_toon_neutralizes_escaped_and_adjacent_tags() -> None:
+    """A tag TOON writes with escapes (a tab, a line break) or that spans two values is &lt;."""
+    assert to_toon({"k": "<\t/\ntool_error>"}) == 'k: "&lt;\\t/\\ntool_error>"'
+    assert to_toon({"a": "<", "domain_rules": 1}) == "a: &lt;\ndomain_rules: 1"
+    assert toon_format.decode(to_toon({"k": "<\t/\ntool_error>"})) == {"k": "&lt;\t/\ntool_error>"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 import pytest
@@ -171,3 +172,10 @@ def test_tool_error_reads_a_generator_of_actions_once() -> None:
     # Annotated as Sequence[str]; a generator is accepted at run time.
     text = tool_error("E", "m", available_actions=actions).blocks[0]  # type: ignore[arg-type]
     assert "  <action>x</action>\n  <action>y</action>" in text
+
+
+def test_success_structured_scrubs_lone_surrogates_in_both_channels() -> None:
+    """A lone surrogate is U+FFFD in structuredContent too, so the transport can encode it."""
+    result = success_structured({"a": "x\ud800", "b\udc00": 1})
+    assert result.structured_content == {"a": "x\ufffd", "b\ufffd": 1}
+    assert json.loads(result.blocks[0]) == result.structured_content

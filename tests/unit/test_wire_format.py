@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from mcpfusion import ErrorEnvelope
 from mcpfusion import _format as wire
 from tests.conformance.strategies import hostile_text
 
-FORGERY = re.compile(r"</?(?:" + "|".join(wire.RESERVED_TAGS) + ")", re.I | re.A)
+# A lenient reader's reserved tag: Unicode case-insensitive, whitespace around the "/".
+FORGERY = re.compile(r"<\s*/?\s*(?:" + "|".join(wire.RESERVED_TAGS) + ")", re.I)
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
@@ -46,7 +48,7 @@ def test_fold_lines_leaves_one_line(text: str) -> None:
 
 @given(hostile_text)
 def test_neutralize_leaves_no_reserved_tag(text: str) -> None:
-    """After neutralize, no '<' or '</' precedes a reserved name in any ASCII case."""
+    """After neutralize, no '<', '/' and whitespace precede a reserved name in any case."""
     assert FORGERY.search(wire.neutralize(text)) is None
     assert FORGERY.search(wire.neutralize_json(text)) is None
 
@@ -65,10 +67,47 @@ def test_neutralize_returns_text_without_lt_unchanged() -> None:
     assert wire.neutralize_json(text) is text
 
 
-def test_neutralize_is_ascii_case_insensitive_only() -> None:
-    """Case folding is ASCII only: a long s (ſ) does not spell 'ui_passthrough'."""
+def test_neutralize_folds_unicode_to_ascii() -> None:
+    """Case folding is Unicode-aware: 'ui_paſſthrough' is 'ui_passthrough' to Python's re.I."""
     assert wire.neutralize("<UI_PassThrough>") == "&lt;UI_PassThrough>"
-    assert wire.neutralize("<ui_paſſthrough>") == "<ui_paſſthrough>"
+    assert wire.neutralize("<ui_paſſthrough>") == "&lt;ui_paſſthrough>"
+
+
+@pytest.mark.parametrize(
+    ("char", "folded"),
+    [
+        ("D", "d"),
+        ("ſ", "s"),
+        ("ı", "i"),
+        ("İ", "i"),
+        ("\u212a", "k"),  # Kelvin sign
+        ("ｄ", "d"),
+        ("＿", "_"),
+        ("／", "/"),
+        ("ß", "ss"),
+        ("ﬆ", "st"),
+        ("é", "e"),
+        ("\U0001d41d", "d"),  # mathematical bold d
+        ("\u043e", None),  # Cyrillic o
+        ("\u0301", ""),  # a combining acute accent: nothing of its own
+        ("\u1e9b", "s"),  # long s with dot above
+        ("\u1d05", None),  # small capital D: no decomposition
+        ("\ufffd", None),
+    ],
+)
+def test_folded_maps_compatibility_and_case_forms(char: str, folded: str | None) -> None:
+    """_folded gives the ASCII a Unicode-normalizing, case-folding reader takes a character for."""
+    assert wire._folded(char) == folded
+
+
+@given(hostile_text, st.booleans())
+def test_neutralize_json_rewrites_what_neutralize_rewrites(text: str, ascii_only: bool) -> None:
+    """In a JSON string, exactly the '<' that neutralize writes as &lt; become \\u003c."""
+    text = wire.neutralize(text).replace("&lt;", "<")  # lone surrogates out, as JSON has none
+    assume("\\" not in text and "\u2400" not in text)  # a marker standing in for \\u003c
+    escaped = wire.neutralize_json(json.dumps(text, ensure_ascii=ascii_only))
+    decoded = json.loads(escaped.replace("\\u003c", "\\u2400"))
+    assert decoded.replace("\u2400", "&lt;") == wire.neutralize(text)
 
 
 def test_neutralize_json_uses_the_unicode_escape() -> None:
@@ -172,3 +211,29 @@ def test_lone_surrogates_become_replacement_characters() -> None:
         for block in result.blocks:
             block.encode("utf-8")  # raises on a surrogate
         assert "a\ufffdb" in result.text
+
+
+def _neutralized_one_by_one(text: str) -> str:
+    """SPEC §7's rule asked of every '<' in Python, without the regexes' shortcuts."""
+    text = wire.scrub(text)
+    return "".join(
+        "&lt;" if char == "<" and wire._opens_markup(wire._text_chars(text, i + 1)) else char
+        for i, char in enumerate(text)
+    )
+
+
+_SPELLED = st.sampled_from(["", "/", " / ", "\u3000", "\u0301", "\ufeff/"]).flatmap(
+    lambda lead: st.sampled_from(wire.RESERVED_TAGS).flatmap(
+        lambda name: st.integers(0, len(name)).map(lambda cut: "<" + lead + name[:cut])
+    )
+)
+
+
+@given(
+    st.lists(_SPELLED | hostile_text | st.sampled_from(["ſ", "ｄ", "ß", "İ", "\u0301"])).map(
+        "".join
+    )
+)
+def test_regex_shortcuts_agree_with_the_rule(text: str) -> None:
+    """The C-speed regexes neutralize exactly the '<' the rule, asked one by one, would."""
+    assert wire.neutralize(text) == _neutralized_one_by_one(text)

@@ -6,10 +6,19 @@ from dataclasses import dataclass
 
 import pytest
 
-from mcpfusion import ErrorEnvelope, Suggestion, UIBlock, error, response, tool_error, ui
+from mcpfusion import (
+    ErrorEnvelope,
+    ResponseView,
+    Suggestion,
+    UIBlock,
+    error,
+    response,
+    tool_error,
+    ui,
+)
 from mcpfusion._format import validation_error
 from mcpfusion._parse import parse_ui_block
-from mcpfusion.wire import parse, parse_error
+from mcpfusion.wire import ParsedResponse, parse, parse_error
 
 
 @dataclass
@@ -32,10 +41,9 @@ def test_accepts_strings_dicts_and_objects() -> None:
     assert as_dicts.view.system_rules == ("r",)
 
 
-def test_empty_content_raises() -> None:
-    """A result with no content items is not a tool result."""
-    with pytest.raises(ValueError, match=r"^a tool result has at least one content block$"):
-        parse([])
+def test_empty_content_reads_as_nothing() -> None:
+    """A foreign result with no content items (MCP allows it) parses to no data, no blocks."""
+    assert parse([]) == ParsedResponse(ResponseView())
 
 
 @pytest.mark.parametrize("text", ["OK", "plain text", "[not json", "nope", "", "{'a': 1}"])
