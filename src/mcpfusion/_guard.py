@@ -231,6 +231,8 @@ class RequestGuard:
         elif isinstance(parsed, list):
             await self._batch(scope, parsed, send)
         else:
+            if isinstance(parsed, dict) and "method" in parsed and "id" in parsed:
+                send = _unanswered_when_cancelled(send, parsed["id"])
             await self.app(scope, _replay(body, receive), send)
 
     async def _batch(self, scope: Scope, members: list[Any], send: Send) -> None:
@@ -318,6 +320,49 @@ def screen(body: bytes) -> tuple[Any, Any]:
         request_id, reason = message
         return None, error(request_id, INVALID_REQUEST, f"Invalid Request: {reason}")
     return parsed, None
+
+
+REQUEST_CANCELLED: Final = -32800
+
+
+def _unanswered_when_cancelled(send: Send, request_id: Any) -> Send:
+    """``send`` without the SDK's -32800 answer to a request the client cancelled.
+
+    MCP says a cancelled request is not answered; the SDK's 2025 HTTP transport still
+    writes -32800 "Request cancelled" to the request's stream (clients then report an
+    unknown message id). The event is dropped: the stream ends with no answer.
+    """
+    marker = b'"code":' + str(REQUEST_CANCELLED).encode()
+
+    async def filtered(message: Message) -> None:
+        if message["type"] == "http.response.body" and marker in message.get("body", b""):
+            kept = [line for line in _events(message["body"]) if not _cancels(line, request_id)]
+            message = {**message, "body": b"".join(kept)}
+        await send(message)
+
+    return filtered
+
+
+def _events(body: bytes) -> list[bytes]:
+    """An SSE body's events, each with its blank-line ending."""
+    parts = body.replace(b"\r\n", b"\n").split(b"\n\n")
+    return [part + b"\n\n" for part in parts if part]
+
+
+def _cancels(event: bytes, request_id: Any) -> bool:
+    for line in event.split(b"\n"):
+        if line.startswith(b"data:"):
+            try:
+                message = pydantic_core.from_json(line[5:])
+            except ValueError:
+                return False
+            error = message.get("error") if isinstance(message, dict) else None
+            return (
+                isinstance(error, dict)
+                and error.get("code") == REQUEST_CANCELLED
+                and message.get("id") == request_id
+            )
+    return False
 
 
 def _request_ids(members: list[Any]) -> list[Any]:

@@ -30,6 +30,15 @@ _UNBOUNDED: RunVar[anyio.CapacityLimiter] = RunVar("mcpfusion_unbounded")
 _PENDING, _RUNNING_STATE, _ORPHANED, _DONE, _ABANDONED = range(5)
 
 
+class ThreadExit(Exception):
+    """A ``BaseException`` a handler raised in its thread (``SystemExit``, ``GeneratorExit``,
+    ``KeyboardInterrupt``), carried back as an ``Exception`` (its ``__cause__``).
+
+    Raised raw across anyio's thread boundary, a ``GeneratorExit`` ends the task that
+    awaited it even after that task caught it; carried, it fails just its call.
+    """
+
+
 def _limiter(var: RunVar[anyio.CapacityLimiter], tokens: float) -> anyio.CapacityLimiter:
     try:
         return var.get()
@@ -97,6 +106,10 @@ async def run_in_thread(fn: Callable[[], T], on_cancel: Callable[[], None]) -> T
             return None
         try:
             return fn()
+        except Exception:
+            raise
+        except BaseException as exc:
+            raise ThreadExit(type(exc).__name__) from exc
         finally:
             slot.finish()
 

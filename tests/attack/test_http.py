@@ -292,3 +292,41 @@ async def test_batches_where_the_version_allows_them() -> None:
         (2, -32600),
         (3, -32600),
     ]
+
+
+async def test_a_cancelled_request_is_not_answered() -> None:
+    """MCP: a request the client cancels gets no answer; its stream ends without one."""
+    call = {
+        "jsonrpc": "2.0",
+        "id": 41,
+        "method": "tools/call",
+        "params": {"name": "billing", "arguments": {"action": "wait", "seconds": 60}},
+    }
+    cancel = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": 41, "reason": "the user gave up"},
+    }
+    events: list[str] = []
+    with anyio.fail_after(30):
+        async with (
+            uvicorn_in_process(served()) as port,
+            httpx2.AsyncClient(timeout=20) as http,
+        ):
+            headers = await _session(http, port, "2025-11-25")
+            url = f"http://127.0.0.1:{port}/mcp"
+
+            async def stream_the_call() -> None:
+                async with http.stream("POST", url, json=call, headers=headers) as response:
+                    async for line in response.aiter_lines():
+                        if line.startswith("data:"):
+                            events.append(line)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(stream_the_call)
+                await anyio.sleep(0.3)  # the handler is waiting by now
+                accepted = await http.post(url, json=cancel, headers=headers)
+            pong = await http.post(url, json=PING, headers=headers)
+    assert accepted.status_code == 202
+    assert not [e for e in events if '"id":41' in e.replace(" ", "")]
+    assert pong.status_code == 200

@@ -46,9 +46,15 @@ def node_client() -> Path:
     return script
 
 
-async def run_node(script: Path, mode: str, endpoint: str) -> dict[str, Any]:
+async def run_node(
+    script: Path,
+    mode: str,
+    endpoint: str,
+    tool: str = "billing",
+    arguments: dict[str, Any] = ARGUMENTS,
+) -> dict[str, Any]:
     """Runs the Node client; returns what it printed."""
-    command = ["node", str(script), mode, endpoint, "billing", json.dumps(ARGUMENTS)]
+    command = ["node", str(script), mode, endpoint, tool, json.dumps(arguments)]
     with anyio.fail_after(60):
         done = await anyio.run_process(command, cwd=SCRATCH, check=False)
     assert done.returncode == 0, done.stderr.decode()
@@ -74,3 +80,13 @@ async def test_typescript_client_over_stdio(node_client: Path, app: Any) -> None
 async def test_typescript_client_over_http(node_client: Path, app: Any, http_url: str) -> None:
     """The TypeScript SDK lists tools and calls one over streamable HTTP."""
     await check(await run_node(node_client, "http", http_url), app)
+
+
+async def test_typescript_client_takes_a_warning_on_a_structured_action(
+    node_client: Path, app: Any, http_url: str
+) -> None:
+    """The TypeScript SDK accepts a structured action's warning: an error result, no throw."""
+    printed = await run_node(node_client, "http", http_url, "hazards", {"action": "warn"})
+    assert printed["result"]["isError"] is True
+    assert "structuredContent" not in printed["result"]
+    assert 'severity="warning"' in printed["result"]["content"][0]["text"]
