@@ -195,6 +195,9 @@ class RequestGuard:
         self.stateless = stateless
         self.max_body_bytes = max_body_bytes
         self.body_timeout = body_timeout
+        # A stateless request has no session a cancellation could name: requests in flight
+        # are found by caller and id instead (see _in_flight).
+        self._in_flight: dict[tuple[Any, ...], anyio.CancelScope] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -230,10 +233,42 @@ class RequestGuard:
             await _json(send, 400, answer)
         elif isinstance(parsed, list):
             await self._batch(scope, parsed, send)
+        elif isinstance(parsed, dict) and "method" in parsed and "id" in parsed:
+            send = _unanswered_when_cancelled(send, parsed["id"])
+            if not self.stateless:
+                await self.app(scope, _replay(body, receive), send)
+                return
+            key = (*_caller(scope), repr(parsed["id"]))
+            response = _Progress(send)
+            with anyio.CancelScope() as cancel:
+                self._in_flight[key] = cancel
+                try:
+                    await self.app(scope, _replay(body, receive), response.send)
+                finally:
+                    if self._in_flight.get(key) is cancel:
+                        del self._in_flight[key]
+            if cancel.cancelled_caught:
+                await response.end_unanswered()
         else:
-            if isinstance(parsed, dict) and "method" in parsed and "id" in parsed:
-                send = _unanswered_when_cancelled(send, parsed["id"])
+            if self.stateless and isinstance(parsed, dict):
+                self._cancel(scope, parsed)
             await self.app(scope, _replay(body, receive), send)
+
+    def _cancel(self, scope: Scope, message: dict[str, Any]) -> None:
+        """Applies a stateless ``notifications/cancelled`` to the caller's request in flight.
+
+        Without a session, the request is found by the caller (its ``Authorization``
+        header and address) and its id, in this process only: behind a load balancer a
+        cancellation that reaches another replica does nothing (closing the connection
+        always cancels). The request then ends without an answer.
+        """
+        params = message.get("params")
+        if message.get("method") != "notifications/cancelled" or not isinstance(params, dict):
+            return
+        request_id = usable_id(params.get("requestId"))
+        found = self._in_flight.get((*_caller(scope), repr(request_id)))
+        if request_id is not None and found is not None:
+            found.cancel()
 
     async def _batch(self, scope: Scope, members: list[Any], send: Send) -> None:
         """Answers a batch: each member served alone, the answers sent as one array."""
@@ -320,6 +355,37 @@ def screen(body: bytes) -> tuple[Any, Any]:
         request_id, reason = message
         return None, error(request_id, INVALID_REQUEST, f"Invalid Request: {reason}")
     return parsed, None
+
+
+class _Progress:
+    """A ``send`` that remembers how far the response got, to end it after a cancellation."""
+
+    __slots__ = ("_send", "complete", "started")
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self.started = self.complete = False
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        elif message["type"] == "http.response.body" and not message.get("more_body", False):
+            self.complete = True
+        await self._send(message)
+
+    async def end_unanswered(self) -> None:
+        """Ends the response of a cancelled request: an event stream with no answer."""
+        if not self.started:
+            headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
+            await self._send({"type": "http.response.start", "status": 200, "headers": headers})
+        if not self.complete:
+            await self._send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def _caller(scope: Scope) -> tuple[Any, ...]:
+    """Who sent a request, as far as a stateless server can tell."""
+    client = scope.get("client") or ("", 0)
+    return (client[0], *_headers(scope, b"authorization"))
 
 
 REQUEST_CANCELLED: Final = -32800

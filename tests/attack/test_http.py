@@ -330,3 +330,42 @@ async def test_a_cancelled_request_is_not_answered() -> None:
     assert accepted.status_code == 202
     assert not [e for e in events if '"id":41' in e.replace(" ", "")]
     assert pong.status_code == 200
+
+
+async def test_a_stateless_cancellation_stops_the_call_without_an_answer() -> None:
+    """Stateless, notifications/cancelled from the same caller cancels the request in flight;
+    its stream ends with no answer and the handler is cancelled."""
+    from tests.e2e.sample_app import STATE
+
+    headers = {**HEADERS, "mcp-protocol-version": "2025-11-25"}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 8,
+        "method": "tools/call",
+        "params": {"name": "billing", "arguments": {"action": "wait", "seconds": 20}},
+    }
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 8}}
+    events: list[str] = []
+    before = dict(STATE)
+    with anyio.fail_after(30):
+        async with (
+            uvicorn_in_process(served(stateless=True)) as port,
+            httpx2.AsyncClient(timeout=20) as http,
+        ):
+            url = f"http://127.0.0.1:{port}/mcp"
+
+            async def stream_the_call() -> None:
+                async with http.stream("POST", url, json=call, headers=headers) as response:
+                    async for line in response.aiter_lines():
+                        if line.startswith("data:"):
+                            events.append(line)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(stream_the_call)
+                while STATE["started"] == before["started"]:
+                    await anyio.sleep(0.01)
+                accepted = await http.post(url, json=cancel, headers=headers)
+    assert accepted.status_code == 202
+    assert events == []
+    assert STATE["cancelled"] == before["cancelled"] + 1
+    assert STATE["finished"] == before["finished"]
