@@ -14,7 +14,7 @@ import ipaddress
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import anyio
@@ -233,6 +233,12 @@ class RequestGuard:
             await _json(send, 400, answer)
         elif isinstance(parsed, list):
             await self._batch(scope, parsed, send)
+        elif (
+            parsed.get("method") == "initialize"
+            and not self.stateless
+            and not _headers(scope, b"mcp-session-id")
+        ):
+            await self._initialize(scope, body, send)
         elif isinstance(parsed, dict) and "method" in parsed and "id" in parsed:
             send = _unanswered_when_cancelled(send, parsed["id"])
             if not self.stateless:
@@ -253,6 +259,28 @@ class RequestGuard:
             if self.stateless and isinstance(parsed, dict):
                 self._cancel(scope, parsed)
             await self.app(scope, _replay(body, receive), send)
+
+    async def _initialize(self, scope: Scope, body: bytes, send: Send) -> None:
+        """Opens a session, unless ``initialize`` failed: then no session is kept.
+
+        The SDK registers the session before answering and keeps it even when its answer
+        is an error; a failed handshake then held a session (and its memory) for the idle
+        timeout, and its id still worked.
+        """
+        captured = await _captured(self.app, scope, body)
+        session = next((v for k, v in captured.headers if k.lower() == b"mcp-session-id"), None)
+        failed = any(isinstance(m, dict) and "error" in m for m in captured.messages())
+        if session is not None and failed:
+            ending = {
+                **scope,
+                "method": "DELETE",
+                "headers": [*scope["headers"], (b"mcp-session-id", session)],
+            }
+            await _captured(self.app, ending, b"")
+            captured.headers = [
+                (k, v) for k, v in captured.headers if k.lower() != b"mcp-session-id"
+            ]
+        await captured.replay(send)
 
     def _cancel(self, scope: Scope, message: dict[str, Any]) -> None:
         """Applies a stateless ``notifications/cancelled`` to the caller's request in flight.
@@ -296,17 +324,11 @@ class RequestGuard:
 
     async def _alone(self, scope: Scope, member: dict[str, Any]) -> list[Any]:
         """Serves one batch member as its own request; its answer, if it has one."""
-        status, content_type, body = await _captured(self.app, scope, encode(member))
-        if status == 202 or not body:
+        captured = await _captured(self.app, scope, encode(member))
+        if captured.status == 202:
             return []
-        if content_type.startswith("text/event-stream"):
-            found = [
-                pydantic_core.from_json(line[5:])
-                for line in body.split(b"\n")
-                if line.startswith(b"data:") and line[5:].strip()
-            ]
-            return [m for m in found if isinstance(m, dict) and m.get("id") == member.get("id")]
-        return [pydantic_core.from_json(body)]
+        found = captured.messages()
+        return [m for m in found if isinstance(m, dict) and m.get("id") == member.get("id")]
 
     async def _body(self, receive: Receive, send: Send) -> bytes | None:
         """The whole body, or ``None`` once a 408/413 (or a disconnect) ended the request."""
@@ -446,10 +468,40 @@ async def _json(send: Send, status: int, message: Any) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def _captured(app: ASGIApp, scope: Scope, body: bytes) -> tuple[int, str, bytes]:
-    """Runs ``app`` on one request body; its status, content type and whole body."""
-    status, content_type, chunks = 500, "", []
+@dataclass(slots=True)
+class _Captured:
+    """A response the guard held back: its status, headers and whole body."""
 
+    status: int = 500
+    headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+    body: bytes = b""
+
+    @property
+    def content_type(self) -> str:
+        found = (v for k, v in self.headers if k.lower() == b"content-type")
+        return next(found, b"").decode("latin-1")
+
+    def messages(self) -> list[Any]:
+        """The JSON-RPC messages of the body (one JSON document, or SSE events)."""
+        if not self.body:
+            return []
+        if not self.content_type.startswith("text/event-stream"):
+            return [pydantic_core.from_json(self.body)]
+        return [
+            pydantic_core.from_json(line[5:])
+            for line in self.body.replace(b"\r\n", b"\n").split(b"\n")
+            if line.startswith(b"data:") and line[5:].strip()
+        ]
+
+    async def replay(self, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
+        await send({"type": "http.response.body", "body": self.body})
+
+
+async def _captured(app: ASGIApp, scope: Scope, body: bytes) -> _Captured:
+    """Runs ``app`` on one request body and holds its whole response."""
+    captured = _Captured()
+    chunks: list[bytes] = []
     given = False
 
     async def receive() -> Message:
@@ -457,21 +509,19 @@ async def _captured(app: ASGIApp, scope: Scope, body: bytes) -> tuple[int, str, 
         if not given:
             given = True
             return {"type": "http.request", "body": body, "more_body": False}
-        await anyio.sleep_forever()  # the client is there until the batch is answered
+        await anyio.sleep_forever()  # the client is there until the response is held
         raise AssertionError("unreachable")
 
     async def send(message: Message) -> None:
-        nonlocal status, content_type
         if message["type"] == "http.response.start":
-            status = message["status"]
-            for key, value in message.get("headers", []):
-                if key.lower() == b"content-type":
-                    content_type = value.decode("latin-1")
+            captured.status = message["status"]
+            captured.headers = list(message.get("headers", []))
         elif message["type"] == "http.response.body":
             chunks.append(message.get("body", b""))
 
     await app(scope, receive, send)
-    return status, content_type, b"".join(chunks)
+    captured.body = b"".join(chunks)
+    return captured
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -369,3 +369,19 @@ async def test_a_stateless_cancellation_stops_the_call_without_an_answer() -> No
     assert events == []
     assert STATE["cancelled"] == before["cancelled"] + 1
     assert STATE["finished"] == before["finished"]
+
+
+async def test_a_failed_initialize_keeps_no_session() -> None:
+    """An initialize that fails gets no session id and holds no session slot."""
+    bad = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": 5}}
+    with anyio.fail_after(30):
+        async with (
+            uvicorn_in_process(served(max_sessions=1)) as port,
+            httpx2.AsyncClient(timeout=10) as http,
+        ):
+            url = f"http://127.0.0.1:{port}/mcp"
+            failed = [await http.post(url, json=bad, headers=HEADERS) for _ in range(3)]
+            good = await post(port, {})
+    assert all("mcp-session-id" not in f.headers for f in failed)
+    assert all('"error"' in f.text for f in failed)
+    assert good.status_code == 200 and good.headers["mcp-session-id"]
