@@ -51,6 +51,15 @@ def stop(process: subprocess.Popen[Any]) -> None:
 @asynccontextmanager
 async def http_server(*extra: str, target: str = TARGET) -> AsyncIterator[str]:
     """Runs ``mcpfusion run TARGET --http --port 0`` and yields its endpoint URL."""
+    async with http_process(*extra, target=target) as (url, _):
+        yield url
+
+
+@asynccontextmanager
+async def http_process(
+    *extra: str, target: str = TARGET
+) -> AsyncIterator[tuple[str, subprocess.Popen[Any]]]:
+    """Like ``http_server``, yielding the URL and the server process."""
     with tempfile.TemporaryFile(mode="w+") as log:
         process = subprocess.Popen(
             [*CLI_MODULE, "run", target, "--http", "--port", "0", *extra],
@@ -61,7 +70,7 @@ async def http_server(*extra: str, target: str = TARGET) -> AsyncIterator[str]:
         )
         try:
             url = await _announced_url(process, log)
-            yield url
+            yield url, process
         finally:
             stop(process)
 
