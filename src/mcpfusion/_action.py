@@ -116,11 +116,15 @@ class Action:
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
         ):
-            raise DefinitionError(f"{owner}: timeout is a positive number of seconds; got {timeout!r}")
+            raise DefinitionError(
+                f"{owner}: timeout is a positive number of seconds; got {timeout!r}"
+            )
         self.timeout: float | None = timeout
         self.is_async = _is_async(handler)
         fields, names, injected = _signature(owner, handler, context_type, reserved, state_type)
-        self.injected: tuple[tuple[str, type], ...] = tuple(i for i in injected if i[1] is not _STATE)
+        self.injected: tuple[tuple[str, type], ...] = tuple(
+            i for i in injected if i[1] is not _STATE
+        )
         self.state_params = tuple(name for name, kind in injected if kind is _STATE)
         """The parameters that receive the app's state (annotated with its type)."""
         self.params_model = _model(owner, fields)
@@ -229,7 +233,9 @@ _STATE: Final[type] = _StateMarker
 
 def _scopes(owner: str, requires: Collection[str]) -> frozenset[str]:
     if isinstance(requires, str) or not isinstance(requires, Collection):
-        raise DefinitionError(f"{owner}: requires is a set of scope names, e.g. {{'billing:write'}}")
+        raise DefinitionError(
+            f"{owner}: requires is a set of scope names, e.g. {{'billing:write'}}"
+        )
     if not all(isinstance(scope, str) and scope and not scope.isspace() for scope in requires):
         raise DefinitionError(f"{owner}: every scope in requires is a non-empty str")
     return frozenset(requires)

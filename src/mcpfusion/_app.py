@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Collection, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Callable, Collection, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -196,10 +196,15 @@ class Fusion:
             self._chain = compose(self._middleware, self._endpoint) if self._middleware else None
         return self._catalog
 
-    def scope_key(self, identity: Identity | None) -> frozenset[str]:
-        """The scopes of ``identity`` that change what it may call (a key for caching views)."""
+    def scope_key(self, identity: Identity | None) -> frozenset[str] | None:
+        """The scopes of ``identity`` that change what it may call, ``None`` if it may call all.
+
+        A key for caching what each caller sees: ``list_tools(scope_key(identity))`` is
+        the caller's ``tools/list``.
+        """
         catalog = self._catalog or self._frozen()
-        return scopes_of(identity) & catalog.scopes
+        key = scopes_of(identity) & catalog.scopes
+        return None if key == catalog.scopes else key
 
     def list_tools(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
         """Exactly the MCP ``Tool`` objects of ``tools/list``, as JSON-compatible dicts.
@@ -312,7 +317,7 @@ class Fusion:
         if call._rejection is not None:
             return call._rejection
         action, kwargs, select, factory = call._target
-        return await self._answer(action, kwargs, select, call.request, factory)
+        return await self._answer(action, kwargs, select, call.request, factory, call.around_render)
 
     async def _answer(
         self,
@@ -321,6 +326,7 @@ class Fusion:
         select: list[str] | None,
         request: Request,
         factory: ContextFactory,
+        around_render: Callable[[], AbstractContextManager[Any]] | None = None,
     ) -> ToolResponse:
         """Builds the context, runs the handler (within its timeout) and sends its value."""
         try:
@@ -336,7 +342,10 @@ class Fusion:
                 if scope.cancelled_caught:
                     request.cancel()
                     return timed_out(request.tool, request.action, action.timeout)
-            return await action.respond(value, context, select)
+            if around_render is None:
+                return await action.respond(value, context, select)
+            with around_render():
+                return await action.respond(value, context, select)
         except Exception as exc:
             return from_exception(exc, request.tool, request.action)
         except BaseException as exc:

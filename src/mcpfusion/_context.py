@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping
-import dataclasses
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
@@ -23,6 +23,7 @@ logger = logging.getLogger("mcpfusion")
 
 NO_META: Mapping[str, Any] = MappingProxyType({})
 """The metadata of a request that carries none: empty and read-only, shared."""
+
 
 class _NotStarted:
     __slots__ = ()

@@ -14,6 +14,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+from mcpfusion._bearer import protected
 from mcpfusion._options import HttpOptions, http_options
 from mcpfusion._sdk import ServableApp, build_server
 
@@ -98,11 +99,15 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        async with manager.run():
+        # The app's lifespan runs once per process (each uvicorn worker), around serving.
+        async with app.running(), manager.run():
             yield
 
+    endpoint = StreamableHTTPASGIApp(manager)
+    if options.auth is not None:
+        return Starlette(routes=protected(options.auth, options.path, endpoint), lifespan=lifespan)
     # A Route, not a Mount: a Mount answers "/mcp" with a redirect to "/mcp/".
-    route = Route(options.path, endpoint=StreamableHTTPASGIApp(manager))
+    route = Route(options.path, endpoint=endpoint)
     return Starlette(routes=[route], lifespan=lifespan)
 
 

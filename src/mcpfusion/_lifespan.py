@@ -6,6 +6,7 @@ import collections.abc
 import contextlib
 import logging
 import signal
+import threading
 import typing
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -94,8 +95,12 @@ async def until_signalled(serve: Callable[[], Awaitable[None]]) -> None:
     """Runs ``serve`` until it returns or the process gets SIGTERM or SIGINT.
 
     A signal cancels serving, so whatever ``serve`` entered (the app's lifespan) exits
-    normally, instead of the process dying with its shutdown never run.
+    normally, instead of the process dying with its shutdown never run. Signals are only
+    received on the main thread; elsewhere ``serve`` simply runs.
     """
+    if threading.current_thread() is not threading.main_thread():
+        await serve()
+        return
     async with anyio.create_task_group() as group:
 
         async def stop_on_signal() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from mcpfusion._context import Request
@@ -34,6 +35,8 @@ class Call:
         timeout: the action's ``timeout=`` in seconds, or ``None``.
         loggable: the argument names the action marks safe to log.
         values: what middleware adds for the handler; it reads them as ``ctx.values``.
+        around_render: when set, a function returning the context manager the handler's
+            value is rendered in (tracing opens the render's span with it).
     """
 
     __slots__ = (
@@ -42,6 +45,7 @@ class Call:
         "_target",
         "action",
         "arguments",
+        "around_render",
         "identity",
         "loggable",
         "meta",
@@ -76,6 +80,7 @@ class Call:
         self.timeout = timeout
         self.loggable = loggable
         self.values: dict[str, Any] = {}
+        self.around_render: Callable[[], AbstractContextManager[Any]] | None = None
 
     @property
     def rejected(self) -> bool:

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from mcpfusion._auth import Auth
+
 DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 """The MCP SDK's own default request body limit (4 MiB)."""
 
@@ -33,6 +35,8 @@ class HttpOptions:
             ``https://`` on each allowed host).
         max_body_bytes: larger requests get HTTP 413 before they are parsed.
         log_level: uvicorn's log level when ``Fusion.run`` serves.
+        auth: HTTP authorization (``mcpfusion.auth.Auth``): every request needs a valid
+            bearer token, and calls carry the identity it proves. ``None``: anonymous.
 
     Raises:
         TypeError, ValueError: on an option of the wrong type or out of range.
@@ -47,6 +51,7 @@ class HttpOptions:
     allowed_origins: Sequence[str] | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     log_level: str = "info"
+    auth: Auth | None = None
 
     def __post_init__(self) -> None:
         _require(self.host, str, "host")
@@ -71,6 +76,8 @@ class HttpOptions:
         if self.max_body_bytes <= 0:
             raise ValueError(f"max_body_bytes must be positive; got {self.max_body_bytes}")
         _require(self.log_level, str, "log_level")
+        if self.auth is not None:
+            _require(self.auth, Auth, "auth")
 
 
 def _require(value: Any, kind: type, name: str) -> None:

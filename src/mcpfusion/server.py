@@ -7,10 +7,13 @@ hand-written SDK handlers or run on a transport of your own.
 
 from __future__ import annotations
 
+import functools
+
 import anyio
 from mcp.server.stdio import stdio_server
 
 from mcpfusion._http import asgi_app, is_loopback, run_http, transport_security
+from mcpfusion._lifespan import until_signalled
 from mcpfusion._options import HttpOptions
 from mcpfusion._sdk import ServableApp, build_server, to_call_tool_result
 
@@ -40,5 +43,14 @@ async def serve_stdio(app: ServableApp) -> None:
 
 
 def run_stdio(app: ServableApp) -> None:
-    """Serves ``app`` over stdio, blocking until the client closes the stream."""
-    anyio.run(serve_stdio, app)
+    """Serves ``app`` over stdio, blocking until the client closes the stream.
+
+    The app's lifespan runs around serving, and shuts down when the stream closes or the
+    process gets SIGTERM or SIGINT.
+    """
+    anyio.run(_run_stdio, app)
+
+
+async def _run_stdio(app: ServableApp) -> None:
+    async with app.running():
+        await until_signalled(functools.partial(serve_stdio, app))

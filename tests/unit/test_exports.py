@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 import mcpfusion
+import mcpfusion.auth
 import mcpfusion.cli
+import mcpfusion.middleware
 import mcpfusion.server
 import mcpfusion.terminal
 import mcpfusion.testing
@@ -23,6 +25,7 @@ PUBLIC = {
         "Fusion",
         "FusionError",
         "HttpOptions",
+        "Identity",
         "OutputMismatchError",
         "Presenter",
         "PresenterError",
@@ -89,6 +92,32 @@ PUBLIC = {
         "definition_json",
         "render_result",
         "render_tools",
+    ],
+    mcpfusion.auth: [
+        "ALGORITHMS",
+        "MAX_TOKEN_CHARS",
+        "APIKeyVerifier",
+        "Auth",
+        "IntrospectionVerifier",
+        "JWTVerifier",
+        "Verifier",
+        "VerifierUnavailable",
+        "any_of",
+        "hash_api_key",
+    ],
+    mcpfusion.middleware: [
+        "AUDIT_LOGGER",
+        "Call",
+        "MemoryRateLimitStore",
+        "Middleware",
+        "Next",
+        "RateLimitStore",
+        "audit_log",
+        "audit_record",
+        "by_identity",
+        "error_code",
+        "rate_limit",
+        "tracing",
     ],
     mcpfusion.cli: [
         "USAGE_ERROR",
