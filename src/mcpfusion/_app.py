@@ -115,6 +115,7 @@ class Fusion:
         description: str = "",
         exposition: Exposition = "grouped",
         separator: str = "_",
+        requires: Collection[str] = (),
     ) -> Tool:
         """Creates a tool; declare its actions with ``@tool.action(...)``.
 
@@ -124,6 +125,7 @@ class Fusion:
             exposition: ``"grouped"`` (one MCP tool with an ``action`` argument) or
                 ``"flat"`` (one MCP tool per action, named ``{tool}{separator}{action}``).
             separator: joins tool and action names in flat exposition.
+            requires: the scopes each action needs unless it says otherwise.
 
         Raises:
             DefinitionError: on a duplicate or disallowed name, a name another tool already
@@ -131,7 +133,14 @@ class Fusion:
         """
         if name in self._tools:
             raise DefinitionError(f"app '{self.name}' already has a tool '{name}'")
-        tool = Tool(self, name, description=description, exposition=exposition, separator=separator)
+        tool = Tool(
+            self,
+            name,
+            description=description,
+            exposition=exposition,
+            separator=separator,
+            requires=requires,
+        )
         self._defining(tool, tool.listed_names)
         self._tools[name] = tool
         return tool
