@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -11,7 +10,7 @@ from typing import Any
 _NO_CLAIMS: Mapping[str, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Identity:
     """The caller of a tool, as a verifier or the app established it; ``ctx.identity``.
 
@@ -37,34 +36,47 @@ class Identity:
     """
 
     subject: str
-    client_id: str | None = None
-    scopes: frozenset[str] = frozenset()
-    expires_at: int | None = None
-    claims: Mapping[str, Any] = field(default_factory=lambda: _NO_CLAIMS, repr=False)
-    tenant: str | None = None
+    client_id: str | None
+    scopes: frozenset[str]
+    expires_at: int | None
+    claims: Mapping[str, Any] = field(repr=False)
+    tenant: str | None
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.subject, str) or not self.subject:
-            raise TypeError(f"an identity's subject is a non-empty str; got {self.subject!r}")
-        scopes: Any = self.scopes
+    def __init__(
+        self,
+        subject: str,
+        *,
+        client_id: str | None = None,
+        scopes: Collection[str] = frozenset(),
+        expires_at: int | None = None,
+        claims: Mapping[str, Any] = _NO_CLAIMS,
+        tenant: str | None = None,
+    ) -> None:
+        if not isinstance(subject, str) or not subject:
+            raise TypeError(f"an identity's subject is a non-empty str; got {subject!r}")
         if isinstance(scopes, str) or not isinstance(scopes, Iterable):
             raise TypeError("scopes is a collection of str, not a str")
         scopes = frozenset(scopes)
         if not all(isinstance(scope, str) for scope in scopes):
             raise TypeError("scopes is a collection of str")
-        object.__setattr__(self, "scopes", scopes)
-        for name in ("client_id", "tenant"):
-            value = getattr(self, name)
+        for name, value in (("client_id", client_id), ("tenant", tenant)):
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"{name} is a str or None; got {value!r}")
-        if self.expires_at is not None and (
-            isinstance(self.expires_at, bool) or not isinstance(self.expires_at, int)
+        if expires_at is not None and (
+            isinstance(expires_at, bool) or not isinstance(expires_at, int)
         ):
-            raise TypeError(f"expires_at is whole seconds since the epoch; got {self.expires_at!r}")
-        if not isinstance(self.claims, Mapping):
-            raise TypeError(f"claims is a mapping; got {type(self.claims).__name__}")
-        if not isinstance(self.claims, MappingProxyType):
-            object.__setattr__(self, "claims", MappingProxyType(dict(self.claims)))
+            raise TypeError(f"expires_at is whole seconds since the epoch; got {expires_at!r}")
+        if not isinstance(claims, Mapping):
+            raise TypeError(f"claims is a mapping; got {type(claims).__name__}")
+        if not isinstance(claims, MappingProxyType):
+            claims = MappingProxyType(dict(claims))
+        settable = object.__setattr__  # frozen: set once, here
+        settable(self, "subject", subject)
+        settable(self, "client_id", client_id)
+        settable(self, "scopes", scopes)
+        settable(self, "expires_at", expires_at)
+        settable(self, "claims", claims)
+        settable(self, "tenant", tenant)
 
     def has(self, scopes: Collection[str]) -> bool:
         """Whether the identity holds every scope of ``scopes``."""
@@ -72,7 +84,14 @@ class Identity:
 
     def with_tenant(self, tenant: str | None) -> Identity:
         """The same identity acting for ``tenant`` (a middleware deriving the tenant uses it)."""
-        return dataclasses.replace(self, tenant=tenant)
+        return Identity(
+            self.subject,
+            client_id=self.client_id,
+            scopes=self.scopes,
+            expires_at=self.expires_at,
+            claims=self.claims,
+            tenant=tenant,
+        )
 
 
 def missing_scopes(identity: Identity | None, requires: frozenset[str]) -> frozenset[str]:

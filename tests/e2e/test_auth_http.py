@@ -65,7 +65,9 @@ class Stack:
     async def post(self, headers: dict[str, str] | None = None, url: str | None = None) -> Any:
         """A ``tools/call`` of ``billing/list_invoices`` with extra ``headers``."""
         async with httpx2.AsyncClient(timeout=10) as http:
-            return await http.post(url or self.url, json=LIST, headers={**HEADERS, **(headers or {})})
+            return await http.post(
+                url or self.url, json=LIST, headers={**HEADERS, **(headers or {})}
+            )
 
     async def up(self) -> None:
         """A good token still gets its answer: the server survived whatever came before."""
@@ -270,7 +272,9 @@ async def test_an_introspection_endpoint_that_is_down_fails_closed(stack: Stack)
 async def test_a_token_without_the_required_scope_gets_403(stack: Stack) -> None:
     """A valid token lacking the endpoint's required scope: 403 insufficient_scope."""
     with anyio.fail_after(30):
-        response = await stack.post({"Authorization": f"Bearer {stack.token(scope='billing:read')}"})
+        response = await stack.post(
+            {"Authorization": f"Bearer {stack.token(scope='billing:read')}"}
+        )
         assert response.status_code == 403
         assert 'error="insufficient_scope"' in response.headers["www-authenticate"]
         await stack.up()
@@ -280,9 +284,11 @@ async def test_a_token_without_the_required_scope_gets_403(stack: Stack) -> None
 async def client(stack: Stack, key: str) -> AsyncIterator[Client]:
     """The official client, sending ``key`` as its bearer token."""
     headers = {"Authorization": f"Bearer {key}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
-        async with Client(streamable_http_client(stack.url, http_client=http)) as connected:
-            yield connected
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        Client(streamable_http_client(stack.url, http_client=http)) as connected,
+    ):
+        yield connected
 
 
 def actions(tools: list[Any]) -> list[str]:
@@ -331,7 +337,9 @@ async def test_each_call_is_audited_with_its_caller(
             await reader.call_tool("billing", {"action": "mark_paid", "invoice_id": "INV-1"})
     assert first_text(paid) == "paid" and missing.is_error
     records = [r.audit for r in caplog.records if r.name == "mcpfusion.audit"]  # type: ignore[attr-defined]
-    summary = [(r["subject"], r["action"], r["outcome"], r["code"], r["arguments"]) for r in records]
+    summary = [
+        (r["subject"], r["action"], r["outcome"], r["code"], r["arguments"]) for r in records
+    ]
     assert summary == [
         ("ci-writer", "mark_paid", "ok", None, {"invoice_id": "INV-1"}),
         ("ci-writer", "mark_paid", "error", "NOT_FOUND", {"invoice_id": "INV-2"}),
