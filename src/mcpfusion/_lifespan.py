@@ -5,12 +5,13 @@ from __future__ import annotations
 import collections.abc
 import contextlib
 import logging
+import os
 import signal
 import threading
 import typing
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import Any, Final
 
 import anyio
 
@@ -91,25 +92,52 @@ def state_type(factory: LifespanFactory | None) -> type | None:
     return product
 
 
-async def until_signalled(serve: Callable[[], Awaitable[None]]) -> None:
+GRACE_SECONDS: Final = 3.0
+"""How long serving may take to stop after a signal before the process exits without it."""
+
+
+async def until_signalled(
+    serve: Callable[[], Awaitable[None]],
+    on_stuck: Callable[[], Awaitable[Any]],
+    grace: float = GRACE_SECONDS,
+) -> None:
     """Runs ``serve`` until it returns or the process gets SIGTERM or SIGINT.
 
-    A signal cancels serving, so whatever ``serve`` entered (the app's lifespan) exits
-    normally, instead of the process dying with its shutdown never run. Signals are only
-    received on the main thread; elsewhere ``serve`` simply runs.
+    A signal cancels serving, so whatever encloses it (the app's lifespan) then exits
+    normally instead of the process dying with its shutdown never run. A transport can
+    sit in a read no cancellation interrupts (a thread blocked on stdin): if serving has
+    not stopped ``grace`` seconds after the signal, ``on_stuck`` runs (the lifespan's
+    shutdown) and the process exits at once. Signals are only received on the main
+    thread; elsewhere ``serve`` simply runs.
     """
     if threading.current_thread() is not threading.main_thread():
         await serve()
         return
+    serving = anyio.CancelScope()
+    finished = anyio.Event()
     async with anyio.create_task_group() as group:
 
-        async def stop_on_signal() -> None:
+        async def run() -> None:
+            try:
+                with serving:
+                    await serve()
+            finally:
+                finished.set()
+                group.cancel_scope.cancel()
+
+        async def watch() -> None:
             with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
                 async for received in signals:
                     logger.info("received %s: shutting down", signal.Signals(received).name)
-                    group.cancel_scope.cancel()
+                    serving.cancel()
+                    with anyio.move_on_after(grace):
+                        await finished.wait()
+                    if not finished.is_set():
+                        logger.warning("serving did not stop within %g s: exiting", grace)
+                        await on_stuck()
+                        logging.shutdown()
+                        os._exit(0)
                     return
 
-        group.start_soon(stop_on_signal)
-        await serve()
-        group.cancel_scope.cancel()
+        group.start_soon(watch)
+        group.start_soon(run)

@@ -7,6 +7,7 @@ hand-written SDK handlers or run on a transport of your own.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import anyio
@@ -52,5 +53,6 @@ def run_stdio(app: ServableApp) -> None:
 
 
 async def _run_stdio(app: ServableApp) -> None:
-    async with app.running():
-        await until_signalled(functools.partial(serve_stdio, app))
+    async with contextlib.AsyncExitStack() as lifespan:
+        await lifespan.enter_async_context(app.running())
+        await until_signalled(functools.partial(serve_stdio, app), on_stuck=lifespan.aclose)
