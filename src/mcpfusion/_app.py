@@ -312,7 +312,7 @@ class Fusion:
             return await self._answer(action, kwargs, select, request, factory)
         call = Call(
             request,
-            MappingProxyType(kwargs),
+            kwargs,
             requires=action.requires,
             timeout=action.timeout,
             loggable=action.loggable,

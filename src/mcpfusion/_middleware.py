@@ -25,7 +25,7 @@ class Call:
         tool: the tool's name.
         action: the action's name.
         arguments: the validated arguments the handler receives, by parameter name
-            (empty when ``rejected``).
+            (empty when ``rejected``); read them, do not change them.
         identity: the caller, or ``None`` when anonymous. A middleware may replace it,
             e.g. with ``call.identity.with_tenant(...)``; the handler's ``ctx.identity``
             is what it is when the chain reaches the handler.

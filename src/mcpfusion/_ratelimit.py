@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Final, Protocol, runtime_checkable
 
@@ -37,21 +36,24 @@ class MemoryRateLimitStore:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        # A dict keeps insertion order: popping and re-inserting a key makes it the most
+        # recently used, so the first key is the one to forget.
+        self._buckets: dict[str, tuple[float, float]] = {}
 
     async def take(self, key: str, rate: float, burst: int) -> float:
         """Takes one token from ``key``'s bucket; see ``RateLimitStore.take``."""
         now = self._clock()
-        tokens, last = self._buckets.pop(key, (float(burst), now))
-        tokens = min(float(burst), tokens + (now - last) * rate)
+        buckets = self._buckets
+        tokens, last = buckets.pop(key, (burst, now))
+        tokens = min(burst, tokens + (now - last) * rate)
         wait = 0.0
         if tokens >= 1:
             tokens -= 1
         else:
             wait = (1 - tokens) / rate
-        self._buckets[key] = (tokens, now)
-        if len(self._buckets) > MEMORY_BUCKETS:
-            self._buckets.popitem(last=False)  # a full bucket: forgetting it changes nothing
+        buckets[key] = (tokens, now)
+        if len(buckets) > MEMORY_BUCKETS:
+            del buckets[next(iter(buckets))]  # a full bucket: forgetting it changes nothing
         return wait
 
 
@@ -60,8 +62,8 @@ def by_identity(call: Call) -> str:
     identity = call.identity
     if identity is None:
         return "anonymous"
-    issuer = identity.claims.get("iss", "")
-    return f"{issuer}|{identity.subject}"
+    issuer = identity.claims.get("iss")
+    return identity.subject if issuer is None else f"{issuer}|{identity.subject}"
 
 
 def rate_limit(
