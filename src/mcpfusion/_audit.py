@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
+import sys
+import threading
 import time
 from typing import Any
 
@@ -13,6 +16,9 @@ from mcpfusion._response import ToolResponse
 AUDIT_LOGGER = "mcpfusion.audit"
 
 _SUMMARY = "%s called %s/%s: %s%s in %.1f ms"
+_FILENAME = os.path.basename(__file__)
+_MODULE = os.path.splitext(_FILENAME)[0]
+_STARTED = time.time_ns()
 
 
 def error_code(response: ToolResponse) -> str | None:
@@ -53,14 +59,45 @@ def audit_log(logger: logging.Logger | str = AUDIT_LOGGER, level: int = logging.
                 code,
                 record["duration_ms"],
             )
-            # A record handed over, not log(): the caller's frame would always be this
-            # function, and finding it is half the cost of the record (benchmarks/call.py).
-            entry = logging.LogRecord(log.name, level, __file__, 0, _SUMMARY, args, None)
-            entry.audit = record
-            log.handle(entry)
+            log.handle(AuditRecord(log.name, level, args, record))
         return response
 
     return audit
+
+
+class AuditRecord(logging.LogRecord):
+    """The log record of one call: the summary, and the structured record as ``audit``.
+
+    Made directly rather than through ``Logger.log``, which would look for the caller's
+    frame (always the middleware) and rebuild what is known already: the stock path costs
+    several times the record's content (``benchmarks/call.py``). Every attribute a
+    formatter reads is set.
+    """
+
+    def __init__(self, name: str, level: int, args: tuple[Any, ...], audit: dict[str, Any]):
+        now = time.time_ns()
+        self.name = name
+        self.msg = _SUMMARY
+        self.args = args
+        self.levelname = logging.getLevelName(level)
+        self.levelno = level
+        self.pathname = __file__
+        self.filename = _FILENAME
+        self.module = _MODULE
+        self.exc_info = None
+        self.exc_text = None
+        self.stack_info = None
+        self.lineno = 0
+        self.funcName = "audit"
+        self.created = now / 1e9
+        self.msecs = float((now % 1_000_000_000) // 1_000_000)
+        self.relativeCreated = (now - _STARTED) / 1e6
+        self.thread = threading.get_ident()
+        self.threadName = threading.current_thread().name
+        processes = sys.modules.get("multiprocessing")
+        self.processName = processes.current_process().name if processes else "MainProcess"
+        self.process = os.getpid()
+        self.audit = audit
 
 
 def audit_record(call: Call, response: ToolResponse, seconds: float) -> dict[str, Any]:
