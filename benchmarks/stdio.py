@@ -192,7 +192,7 @@ async def measure(calls: int, rounds: int) -> dict[str, Any]:
         db = str(Path(folder) / "billing.db")
         BillingDB.open(db)  # seeded once, before any server starts
         clients = {name: await Client.start(name, db) for name in SERVERS}
-        app = create_app(BillingDB.open(db))
+        app = create_app(db)
         load_before = loadavg()
         names = (*SERVERS, "in_process")
         latencies: dict[str, list[float]] = {name: [] for name in names}

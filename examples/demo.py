@@ -4,14 +4,19 @@ Run it with ``make demo`` (or ``python -m examples.demo [--full]``). It starts
 ``python -m examples.billing`` on a fresh temporary database, talks to it with the official
 MCP client, and prints every block of every result under a label naming its kind and its
 o200k token count, the way ``mcpfusion call`` does (colour on a terminal, unless
-``NO_COLOR`` is set).
+``NO_COLOR`` is set). Then it serves the same database over HTTP and connects with a
+read-only API key: the write actions are not in its tools/list, and calling one anyway is
+refused.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import re
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -22,13 +27,18 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import toon_format
+from anyio.abc import ByteReceiveStream
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
+from examples.billing.demo_keys import NORTHWIND_READ
 from examples.billing.seed import HOSTILE_CUSTOMER_ID, INVOICES
 from mcpfusion.terminal import Style, TokenCounter, definition_json, render_result
 
 ROOT = Path(__file__).resolve().parent.parent
+ANNOUNCED = re.compile(rb"http://127\.0\.0\.1:[1-9][0-9]*/mcp")
 PREVIEW_LINES = 16
 TIME_LIMIT = 60
 
@@ -149,11 +159,72 @@ def _show(
     totals.errors += bool(result.is_error)
 
 
+READ_ONLY = Step(
+    "Over HTTP with a read-only API key: a write it cannot see, refused",
+    "billing",
+    {"action": "mark_paid", "invoice_id": "INV-00002"},
+    "The key has billing:read only. Its tools/list offers no write action, so an agent never "
+    "plans one; calling it anyway gets FORBIDDEN, naming the missing scope and nothing else.",
+)
+
+
+async def _announced(stderr: ByteReceiveStream) -> str:
+    """The endpoint URL the server announces on stderr."""
+    seen = b""
+    async for chunk in stderr:
+        seen += chunk
+        found = ANNOUNCED.search(seen)
+        if found:
+            return found.group(0).decode()
+    raise RuntimeError("the HTTP server exited before announcing its endpoint")
+
+
+async def read_only_session(
+    db: Path, number: int, *, full: bool, style: Style, totals: Totals
+) -> None:
+    """Serves ``db`` over HTTP and makes the refused write with a read-only key."""
+    counter = TokenCounter()
+    audit = db.with_name("audit.jsonl")
+    command = [sys.executable, "-m", "examples.billing", "--db", str(db), "--http", "--port", "0"]
+    command += ["--audit-log", str(audit)]
+    async with await anyio.open_process(
+        command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+    ) as process:
+        assert process.stderr is not None
+        try:
+            url = await _announced(process.stderr)
+            headers = {"Authorization": f"Bearer {NORTHWIND_READ}"}
+            async with (
+                anyio.create_task_group() as group,
+                httpx2.AsyncClient(headers=headers, timeout=30) as http,
+                Client(streamable_http_client(url, http_client=http)) as client,
+            ):
+                group.start_soon(_drain, process.stderr)
+                tools = (await client.list_tools()).tools
+                billing = next(tool for tool in tools if tool.name == READ_ONLY.tool)
+                actions = billing.input_schema["properties"]["action"]["enum"]
+                result = await client.call_tool(READ_ONLY.tool, READ_ONLY.arguments)
+                group.cancel_scope.cancel()
+        finally:
+            process.terminate()
+    listed = f" This key's tools/list offers billing actions {', '.join(actions)}."
+    step = dataclasses.replace(READ_ONLY, note=READ_ONLY.note + listed)
+    _show(step, number, result, counter, style, full, totals)
+
+
+async def _drain(stream: ByteReceiveStream) -> None:
+    async for _ in stream:  # the server's log: read, so it never blocks on a full pipe
+        pass
+
+
 async def session(db: Path, *, full: bool, style: Style) -> Totals:
     """Runs the scripted calls against a server started on ``db``; returns the totals."""
     counter = TokenCounter()
+    audit = db.with_name("audit.jsonl")
     server = StdioServerParameters(
-        command=sys.executable, args=["-m", "examples.billing", "--db", str(db)], cwd=ROOT
+        command=sys.executable,
+        args=["-m", "examples.billing", "--db", str(db), "--audit-log", str(audit)],
+        cwd=ROOT,
     )
     totals = Totals()
     async with Client(server) as client:
@@ -175,6 +246,7 @@ async def session(db: Path, *, full: bool, style: Style) -> Totals:
         for number, step in enumerate(STEPS, start=1):
             result = await client.call_tool(step.tool, step.arguments)
             _show(step, number, result, counter, style, full, totals)
+    await read_only_session(db, len(STEPS) + 1, full=full, style=style, totals=totals)
     return totals
 
 

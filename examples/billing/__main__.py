@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from examples.billing.db import BillingDatabaseError, BillingDB, default_path
+from examples.billing import tenants
+from examples.billing.db import BillingDatabaseError, default_path
 from examples.billing.server import create_app
 from mcpfusion import Fusion
+from mcpfusion.middleware import AUDIT_LOGGER
 
 HOST = "127.0.0.1"
 ENV_DB = "MCPFUSION_BILLING_DB"
@@ -23,6 +26,14 @@ def database_path(flag: str | None, environ: Mapping[str, str]) -> str | Path:
     The one place that decides it, for ``main`` and for the CLI's ``app`` factory alike.
     """
     return flag or environ.get(ENV_DB) or default_path(environ)
+
+
+class JsonLines(logging.Formatter):
+    """Formats an audit record as one JSON object: its time, then the record's fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields = getattr(record, "audit", {"message": record.getMessage()})
+        return json.dumps({"time": round(record.created, 3), **fields}, default=str)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,6 +54,17 @@ def _parser() -> argparse.ArgumentParser:
         "--port", type=int, default=8000, help="HTTP port (default: 8000; 0 picks a free one)"
     )
     parser.add_argument(
+        "--resource",
+        metavar="URL",
+        help="the endpoint's public URL, named in its OAuth metadata "
+        "(default: http://127.0.0.1:PORT/mcp)",
+    )
+    parser.add_argument(
+        "--audit-log",
+        metavar="PATH",
+        help="append one JSON line per call to PATH (default: a line per call on stderr)",
+    )
+    parser.add_argument(
         "--stateless",
         action="store_true",
         help="HTTP without sessions, for several workers behind a load balancer",
@@ -53,10 +75,10 @@ def _parser() -> argparse.ArgumentParser:
 def app() -> Fusion:
     """The app over the default database, for the CLI's ``examples.billing.__main__:app``.
 
-    Raises:
-        BillingDatabaseError: if the database cannot be opened or seeded.
+    The database opens when the app starts serving (its lifespan), which raises
+    ``BillingDatabaseError`` if it cannot be opened or seeded.
     """
-    return create_app(BillingDB.open(database_path(None, os.environ)))
+    return create_app(database_path(None, os.environ))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -65,21 +87,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.stateless and not args.http:
         parser.error("--stateless applies to --http only")
-    try:
-        # The environment is read here, in the entry point, and nowhere in the library.
-        db = BillingDB.open(database_path(args.db, os.environ))
-    except BillingDatabaseError as exc:
-        print(f"billing: error: {exc}", file=sys.stderr)
-        return 2
-    served = create_app(db)
+    # The environment is read here, in the entry point, and nowhere in the library.
+    served = create_app(database_path(args.db, os.environ))
     # Logs go to stderr (on stdio, stdout is the protocol); over HTTP the mcpfusion logger
     # announces the endpoint, which is how `--port 0` tells its caller the port it got.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
     logging.getLogger("mcpfusion").setLevel(logging.INFO)
-    if args.http:
-        served.run(transport="http", host=HOST, port=args.port, stateless=args.stateless)
-    else:
-        served.run()
+    if args.audit_log:
+        audit = logging.getLogger(AUDIT_LOGGER)
+        handler = logging.FileHandler(args.audit_log, encoding="utf-8")
+        handler.setFormatter(JsonLines())
+        audit.addHandler(handler)
+        audit.propagate = False
+    try:
+        if args.http:
+            resource = args.resource or f"http://{HOST}:{args.port}/mcp"
+            served.run(
+                transport="http",
+                host=HOST,
+                port=args.port,
+                stateless=args.stateless,
+                auth=tenants.auth(resource),
+            )
+        else:
+            served.run()
+    except BillingDatabaseError as exc:
+        print(f"billing: error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -1,8 +1,10 @@
 """The billing example's SQLite database: created and seeded on first open, then queried.
 
-Queries return whole rows on purpose, secrets included (``tenant_id``, ``internal_notes``,
-``password_hash``, ``api_key``, ``cost_cents``): keeping them away from the agent is the
-Presenters' job, and the end-to-end tests prove they do it.
+Every query goes through a tenant's ledger (``BillingDB.tenant``) and sees that tenant's rows
+only: another tenant's invoice is as absent as one that never existed. Queries return whole
+rows on purpose, secrets included (``tenant_id``, ``internal_notes``, ``password_hash``,
+``api_key``, ``cost_cents``): keeping them away from the agent is the Presenters' job, and
+the end-to-end tests prove they do it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE customers (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL, country TEXT NOT NULL,
-    password_hash TEXT NOT NULL, api_key TEXT NOT NULL
+    password_hash TEXT NOT NULL, api_key TEXT NOT NULL, tenant_id TEXT NOT NULL
 );
 CREATE TABLE invoices (
     id TEXT PRIMARY KEY, number TEXT NOT NULL UNIQUE,
@@ -32,6 +34,7 @@ CREATE TABLE invoices (
     internal_notes TEXT NOT NULL
 );
 CREATE INDEX invoices_customer ON invoices (customer_id);
+CREATE INDEX invoices_tenant ON invoices (tenant_id);
 CREATE TABLE invoice_lines (
     id INTEGER PRIMARY KEY, invoice_id TEXT NOT NULL REFERENCES invoices(id),
     sku TEXT NOT NULL, description TEXT NOT NULL, quantity INTEGER NOT NULL,
@@ -153,27 +156,42 @@ class BillingDB:
                 raise
             conn.execute("COMMIT")
 
-    # -- queries -------------------------------------------------------------------------
+    def tenant(self, tenant_id: str) -> Ledger:
+        """The queries of one tenant: the only way to read or change billing data."""
+        return Ledger(self, tenant_id)
+
+
+class Ledger:
+    """One tenant's view of the database: every query is scoped by ``tenant_id``."""
+
+    def __init__(self, db: BillingDB, tenant_id: str) -> None:
+        if not tenant_id:
+            raise ValueError("a ledger needs a tenant")
+        self._connect = db._connect
+        self.tenant_id = tenant_id
 
     def list_invoices(
         self, status: str | None = None, customer_id: str | None = None
     ) -> list[dict[str, Any]]:
         """Invoices in id order, optionally filtered by status and customer."""
-        where, args = [], []
+        where, args = ["i.tenant_id = ?"], [self.tenant_id]
         if status is not None:
             where.append("i.status = ?")
             args.append(status)
         if customer_id is not None:
             where.append("i.customer_id = ?")
             args.append(customer_id)
-        sql = _INVOICE_SELECT + (" WHERE " + " AND ".join(where) if where else "")
+        sql = _INVOICE_SELECT + " WHERE " + " AND ".join(where)
         with self._connect() as conn:
             return [dict(row) for row in conn.execute(sql + " ORDER BY i.id", args)]
 
     def get_invoice(self, invoice_id: str) -> dict[str, Any] | None:
-        """One invoice with its ``lines``, or ``None`` if there is no such invoice."""
+        """One invoice with its ``lines``, or ``None`` if the tenant has no such invoice."""
         with self._connect() as conn:
-            row = conn.execute(_INVOICE_SELECT + " WHERE i.id = ?", (invoice_id,)).fetchone()
+            row = conn.execute(
+                _INVOICE_SELECT + " WHERE i.id = ? AND i.tenant_id = ?",
+                (invoice_id, self.tenant_id),
+            ).fetchone()
             if row is None:
                 return None
             lines = conn.execute(
@@ -190,10 +208,13 @@ class BillingDB:
         )
 
     def reminded(self, invoice_id: str) -> bool:
-        """Whether a reminder was recorded for the invoice."""
+        """Whether a reminder was recorded for the invoice (one of this tenant's)."""
         with self._connect() as conn:
-            sql = "SELECT 1 FROM reminders WHERE invoice_id = ?"
-            return conn.execute(sql, (invoice_id,)).fetchone() is not None
+            sql = (
+                "SELECT 1 FROM reminders AS r JOIN invoices AS i ON i.id = r.invoice_id"
+                " WHERE r.invoice_id = ? AND i.tenant_id = ?"
+            )
+            return conn.execute(sql, (invoice_id, self.tenant_id)).fetchone() is not None
 
     def mark_paid(self, invoice_id: str, proceed: Callable[[], bool] = _always) -> Outcome:
         """Marks an unpaid invoice paid (see ``_change``)."""
@@ -214,7 +235,8 @@ class BillingDB:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 row = conn.execute(
-                    "SELECT status FROM invoices WHERE id = ?", (invoice_id,)
+                    "SELECT status FROM invoices WHERE id = ? AND tenant_id = ?",
+                    (invoice_id, self.tenant_id),
                 ).fetchone()
                 outcome: Outcome
                 if row is None:
@@ -232,16 +254,17 @@ class BillingDB:
 
     def list_customers(self, country: str | None = None) -> list[dict[str, Any]]:
         """Customers in id order, optionally from one country (ISO 3166 alpha-2)."""
-        sql, args = "SELECT * FROM customers", []
+        sql, args = "SELECT * FROM customers WHERE tenant_id = ?", [self.tenant_id]
         if country is not None:
-            sql, args = sql + " WHERE country = ?", [country.upper()]
+            sql, args = sql + " AND country = ?", [*args, country.upper()]
         with self._connect() as conn:
             return [dict(row) for row in conn.execute(sql + " ORDER BY id", args)]
 
     def get_customer(self, customer_id: str) -> dict[str, Any] | None:
         """One customer, or ``None``."""
         with self._connect() as conn:
-            row = conn.execute("SELECT * FROM customers WHERE id = ?", (customer_id,)).fetchone()
+            sql = "SELECT * FROM customers WHERE id = ? AND tenant_id = ?"
+            row = conn.execute(sql, (customer_id, self.tenant_id)).fetchone()
             return None if row is None else dict(row)
 
     def revenue(self, year: int) -> dict[str, Any]:
@@ -249,10 +272,11 @@ class BillingDB:
         months = {f"{year:04d}-{m:02d}": [0, 0] for m in range(1, 13)}
         sql = (
             "SELECT substr(issued_at, 1, 7), status = 'paid', sum(amount_cents) FROM invoices"
-            " WHERE substr(issued_at, 1, 4) = ? AND currency = ? GROUP BY 1, 2"
+            " WHERE tenant_id = ? AND substr(issued_at, 1, 4) = ? AND currency = ? GROUP BY 1, 2"
         )
         with self._connect() as conn:
-            for month, paid, cents in conn.execute(sql, (f"{year:04d}", seed.CURRENCY)):
+            rows = conn.execute(sql, (self.tenant_id, f"{year:04d}", seed.CURRENCY))
+            for month, paid, cents in rows:
                 months[month][0 if paid else 1] += cents
         return {
             "year": year,
@@ -271,7 +295,7 @@ def _seed(conn: sqlite3.Connection) -> None:
         if statement.strip():
             conn.execute(statement)
     conn.execute("INSERT INTO meta VALUES ('seed', ?)", (seed.SEED_VERSION,))
-    conn.executemany("INSERT INTO customers VALUES (?, ?, ?, ?, ?, ?)", data.customers)
+    conn.executemany("INSERT INTO customers VALUES (?, ?, ?, ?, ?, ?, ?)", data.customers)
     conn.executemany("INSERT INTO invoices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", data.invoices)
     conn.executemany(
         "INSERT INTO invoice_lines (invoice_id, sku, description, quantity, unit_price_cents,"

@@ -10,11 +10,22 @@ from typing import Any
 SEED = 20240601
 """The random seed; changing it (or anything below) changes every generated row."""
 
-SEED_VERSION = "billing-1"
+SEED_VERSION = "billing-2"
 """Stored in the database, so a file seeded by another version is recognised and refused."""
 
 AS_OF = date(2025, 6, 30)
 """The day the seed treats as "today": invoices due before it are paid or overdue."""
+
+MAIN_TENANT = "tnt_5e1f0c7a92b4"
+"""The tenant of the main data set (120 customers, 2,400 invoices): the demo's."""
+
+SECOND_TENANT = "tnt_a83d6b04e1c9"
+"""A smaller tenant, whose rows the main tenant must never see (and the other way round)."""
+
+SECOND_CUSTOMERS = 8
+SECOND_INVOICES = 40
+SECOND_FIRST_INVOICE = 90_001
+"""The second tenant's invoice ids start at INV-90001, its customers at CUS-0901."""
 
 FIRST_ISSUE = date(2024, 1, 1)
 CUSTOMERS = 120
@@ -93,7 +104,7 @@ def _customers(rng: random.Random) -> list[tuple[Any, ...]]:
         names.add(name)
         password_hash = f"pbkdf2_sha256$600000${_hex(rng, 16)}${_hex(rng, 64)}"
         api_key = f"sk_live_{_hex(rng, 32)}"
-        rows.append((customer_id, name, email, country, password_hash, api_key))
+        rows.append((customer_id, name, email, country, password_hash, api_key, MAIN_TENANT))
     return rows
 
 
@@ -114,7 +125,9 @@ def generate() -> SeedData:
     """Generates every row from ``SEED``; two calls return equal data."""
     rng = random.Random(SEED)
     data = SeedData(customers=_customers(rng))
-    tenants = [f"tnt_{_hex(rng, 12)}" for _ in range(4)]
+    # Drawn and unused since the data has tenants: kept so every row after them stays as
+    # it was seeded before (the demo's output and the e2e tests' picks depend on them).
+    unused = [_hex(rng, 12) for _ in range(4)]
     span = (AS_OF - FIRST_ISSUE).days
     # Ids follow the issue date, as a real ledger's would.
     issued_days = sorted(rng.randrange(span + 1) for _ in range(INVOICES))
@@ -132,6 +145,9 @@ def generate() -> SeedData:
             cost = int(price * rng.uniform(0.3, 0.7))
             amount += quantity * price
             data.lines.append((invoice_id, sku, description, quantity, price, cost))
+        status = _status(rng, due)
+        rng.choice(unused)  # where the tenant was drawn (see above)
+        note = _note(rng)
         data.invoices.append(
             (
                 invoice_id,
@@ -139,11 +155,58 @@ def generate() -> SeedData:
                 customer[0],
                 amount,
                 CURRENCY,
+                status,
+                issued.isoformat(),
+                due.isoformat(),
+                MAIN_TENANT,
+                note,
+            )
+        )
+    _second_tenant(data)
+    return data
+
+
+def _second_tenant(data: SeedData) -> None:
+    """The second tenant's customers and invoices, from their own random stream."""
+    rng = random.Random(SEED + 1)
+    customers = []
+    for index in range(SECOND_CUSTOMERS):
+        customer_id = f"CUS-{901 + index:04d}"
+        words = (rng.choice(_ADJECTIVES), rng.choice(_NOUNS), rng.choice(_SUFFIXES))
+        slug = f"{words[0]}-{words[1]}".lower()
+        password_hash = f"pbkdf2_sha256$600000${_hex(rng, 16)}${_hex(rng, 64)}"
+        customers.append(
+            (
+                customer_id,
+                " ".join(words),
+                f"accounts@{slug}-{901 + index}.example",
+                rng.choice(_COUNTRIES),
+                password_hash,
+                f"sk_live_{_hex(rng, 32)}",
+                SECOND_TENANT,
+            )
+        )
+    data.customers.extend(customers)
+    for index in range(SECOND_INVOICES):
+        invoice_id = f"INV-{SECOND_FIRST_INVOICE + index:05d}"
+        issued = FIRST_ISSUE + timedelta(days=rng.randrange((AS_OF - FIRST_ISSUE).days))
+        due = issued + timedelta(days=30)
+        sku, description, price = rng.choice(_PRODUCTS)
+        quantity = rng.randint(1, 12)
+        data.lines.append(
+            (invoice_id, sku, description, quantity, price, int(price * rng.uniform(0.3, 0.7)))
+        )
+        data.invoices.append(
+            (
+                invoice_id,
+                f"G-{issued.year}-{index + 1:05d}",
+                rng.choice(customers)[0],
+                quantity * price,
+                CURRENCY,
                 _status(rng, due),
                 issued.isoformat(),
                 due.isoformat(),
-                rng.choice(tenants),
+                SECOND_TENANT,
                 _note(rng),
             )
         )
-    return data

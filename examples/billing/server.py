@@ -1,14 +1,24 @@
-"""The billing example's tools: invoices, customers and a revenue report over ``BillingDB``."""
+"""The billing example's tools: invoices, customers and a revenue report over ``BillingDB``.
+
+The database opens in the app's lifespan, once per server process; every handler reads
+its caller's tenant's ledger only, so no tool can reach another tenant's rows.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from examples.billing.db import BillingDB
+from examples.billing.db import BillingDB, Ledger
 from examples.billing.presenters import Status, customer_view, invoice_view
+from examples.billing.tenants import LOCAL_OPERATOR
 from mcpfusion import Context, Fusion, ToolError, ToolResponse, toon_success
+from mcpfusion.middleware import audit_log
 
 InvoiceId = Annotated[
     str, Field(description="Invoice id, e.g. INV-00001.", pattern=r"^INV-\d+$", max_length=16)
@@ -43,10 +53,44 @@ def _not_found(kind: str, ident: str, listing: str) -> ToolError:
     )
 
 
-def create_app(db: BillingDB) -> Fusion:
-    """Builds the billing server over ``db``: tools ``billing``, ``customers``, ``reports``."""
-    app = Fusion("billing-server", version="0.1.0")
-    billing = app.tool("billing", description="Invoices: list, read, remind, record payments.")
+@dataclass(frozen=True)
+class BillingState:
+    """What the lifespan opens once per process: the database."""
+
+    db: BillingDB
+
+
+def ledger(state: BillingState, ctx: Context) -> Ledger:
+    """The caller's tenant's ledger: the only way a handler reaches billing data."""
+    tenant = ctx.identity.tenant if ctx.identity is not None else None
+    if tenant is None:
+        raise ToolError("NO_TENANT", "The caller acts for no tenant, so there is no data to see.")
+    return state.db.tenant(tenant)
+
+
+def create_app(db_path: str | os.PathLike[str]) -> Fusion:
+    """Builds the billing server over the database at ``db_path``, opened when it starts.
+
+    Tools ``billing``, ``customers`` and ``reports``; reading needs ``billing:read``,
+    ``remind`` and ``mark_paid`` need ``billing:write``.
+
+    Raises (when serving starts):
+        BillingDatabaseError: if the database cannot be opened or seeded.
+    """
+
+    @asynccontextmanager
+    async def lifespan(app: Fusion) -> AsyncIterator[BillingState]:
+        yield BillingState(BillingDB.open(db_path))
+
+    app = Fusion(
+        "billing-server", version="0.1.0", lifespan=lifespan, local_identity=LOCAL_OPERATOR
+    )
+    app.middleware(audit_log())
+    billing = app.tool(
+        "billing",
+        description="Invoices: list, read, remind, record payments.",
+        requires={"billing:read"},
+    )
     billing.enable_select()
 
     @billing.action(
@@ -56,13 +100,16 @@ def create_app(db: BillingDB) -> Fusion:
         read_only=True,
     )
     def list_invoices(
+        state: BillingState,
+        ctx: Context,
         status: Annotated[Status | None, Field(description="Only this status.")] = None,
         customer_id: Annotated[str | None, Field(description="Only this customer.")] = None,
     ) -> list[dict[str, Any]]:
-        return db.list_invoices(status, customer_id)
+        return ledger(state, ctx).list_invoices(status, customer_id)
 
-    def invoice_or_error(invoice_id: str) -> dict[str, Any]:
-        invoice = db.get_invoice(invoice_id)
+    def invoice_or_error(books: Ledger, invoice_id: str) -> dict[str, Any]:
+        # Another tenant's invoice is None here too: the same NOT_FOUND, word for word.
+        invoice = books.get_invoice(invoice_id)
         if invoice is None:
             raise _not_found("Invoice", invoice_id, "billing.list_invoices")
         return invoice
@@ -73,18 +120,21 @@ def create_app(db: BillingDB) -> Fusion:
         returns=invoice_view,
         read_only=True,
     )
-    def get_invoice(invoice_id: InvoiceId) -> dict[str, Any]:
-        return invoice_or_error(invoice_id)
+    def get_invoice(state: BillingState, ctx: Context, invoice_id: InvoiceId) -> dict[str, Any]:
+        return invoice_or_error(ledger(state, ctx), invoice_id)
 
     @billing.action(
         "remind",
         description="Send a payment reminder; sending it twice is harmless.",
         idempotent=True,
+        requires={"billing:read", "billing:write"},
+        loggable=["invoice_id"],
     )
-    def remind(invoice_id: InvoiceId, ctx: Context) -> None:
+    def remind(state: BillingState, ctx: Context, invoice_id: InvoiceId) -> None:
         # A sync handler runs to its end even when the call is cancelled: the change is
         # committed only if the call is still wanted.
-        outcome = db.record_reminder(invoice_id, proceed=lambda: not ctx.cancelled)
+        books = ledger(state, ctx)
+        outcome = books.record_reminder(invoice_id, proceed=lambda: not ctx.cancelled)
         if outcome == "unknown":
             raise _not_found("Invoice", invoice_id, "billing.list_invoices")
         if outcome == "paid":
@@ -100,9 +150,12 @@ def create_app(db: BillingDB) -> Fusion:
         description="Record the payment of an unpaid invoice.",
         returns=invoice_view,
         destructive=True,
+        requires={"billing:read", "billing:write"},
+        loggable=["invoice_id"],
     )
-    def mark_paid(invoice_id: InvoiceId, ctx: Context) -> dict[str, Any]:
-        outcome = db.mark_paid(invoice_id, proceed=lambda: not ctx.cancelled)
+    def mark_paid(state: BillingState, ctx: Context, invoice_id: InvoiceId) -> dict[str, Any]:
+        books = ledger(state, ctx)
+        outcome = books.mark_paid(invoice_id, proceed=lambda: not ctx.cancelled)
         if outcome == "unknown":
             raise _not_found("Invoice", invoice_id, "billing.list_invoices")
         if outcome == "paid":
@@ -112,20 +165,24 @@ def create_app(db: BillingDB) -> Fusion:
                 recovery="Nothing to do; call billing.get_invoice to see it.",
                 available_actions=["billing.get_invoice"],
             )
-        return invoice_or_error(invoice_id)
+        return invoice_or_error(books, invoice_id)
 
-    customers = app.tool("customers", description="Customers: list and read.")
+    customers = app.tool(
+        "customers", description="Customers: list and read.", requires={"billing:read"}
+    )
     customers.toon_description()
 
     @customers.action(
         "list_customers", description="List customers, optionally by country.", read_only=True
     )
     def list_customers(
+        state: BillingState,
+        ctx: Context,
         country: Annotated[
             str | None, Field(description="ISO 3166-1 alpha-2 code, e.g. DE.")
         ] = None,
     ) -> ToolResponse:
-        rows = db.list_customers(country)
+        rows = ledger(state, ctx).list_customers(country)
         # The projection is the whitelist here: TOON rows of four public columns.
         return toon_success(
             [{k: row[k] for k in ("id", "name", "email", "country")} for row in rows]
@@ -134,13 +191,15 @@ def create_app(db: BillingDB) -> Fusion:
     @customers.action(
         "get_customer", description="One customer.", returns=customer_view, read_only=True
     )
-    def get_customer(customer_id: CustomerId) -> dict[str, Any]:
-        customer = db.get_customer(customer_id)
+    def get_customer(state: BillingState, ctx: Context, customer_id: CustomerId) -> dict[str, Any]:
+        customer = ledger(state, ctx).get_customer(customer_id)
         if customer is None:
             raise _not_found("Customer", customer_id, "customers.list_customers")
         return customer
 
-    reports = app.tool("reports", description="Reports over the invoices.")
+    reports = app.tool(
+        "reports", description="Reports over the invoices.", requires={"billing:read"}
+    )
 
     @reports.action(
         "revenue",
@@ -149,8 +208,10 @@ def create_app(db: BillingDB) -> Fusion:
         read_only=True,
     )
     def revenue(
+        state: BillingState,
+        ctx: Context,
         year: Annotated[int, Field(ge=2000, le=2100, description="Calendar year, e.g. 2024.")],
     ) -> dict[str, Any]:
-        return db.revenue(year)
+        return ledger(state, ctx).revenue(year)
 
     return app

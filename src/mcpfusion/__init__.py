@@ -12,6 +12,7 @@ from mcpfusion._errors import (
     SerializationError,
     ToolError,
 )
+from mcpfusion._identity import Identity
 from mcpfusion._options import HttpOptions
 from mcpfusion._parts import ResponseView, Suggestion, UIBlock
 from mcpfusion._presenter import Presenter, suggest
@@ -35,6 +36,7 @@ __all__ = [
     "Fusion",
     "FusionError",
     "HttpOptions",
+    "Identity",
     "OutputMismatchError",
     "Presenter",
     "PresenterError",

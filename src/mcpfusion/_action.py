@@ -71,6 +71,10 @@ class Action:
         idempotent: bool = False,
         context_type: type | None = None,
         reserved: Collection[str] = (),
+        requires: Collection[str] = (),
+        timeout: float | None = None,
+        loggable: Collection[str] = (),
+        state_type: type | None = None,
     ) -> None:
         owner = f"{tool}/{name}"
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -107,9 +111,22 @@ class Action:
         self.destructive = destructive
         # A read-only action changes nothing, so repeating it changes nothing either.
         self.idempotent = idempotent or read_only
+        self.requires = _scopes(owner, requires)
+        """The scopes a caller needs to see and call this action."""
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
+        ):
+            raise DefinitionError(
+                f"{owner}: timeout is a positive number of seconds; got {timeout!r}"
+            )
+        self.timeout: float | None = timeout
         self.is_async = _is_async(handler)
-        fields, names, injected = _signature(owner, handler, context_type, reserved)
-        self.injected: tuple[tuple[str, type], ...] = injected
+        fields, names, injected = _signature(owner, handler, context_type, reserved, state_type)
+        self.injected: tuple[tuple[str, type], ...] = tuple(
+            i for i in injected if i[1] is not _STATE
+        )
+        self.state_params = tuple(name for name, kind in injected if kind is _STATE)
+        """The parameters that receive the app's state (annotated with its type)."""
         self.params_model = _model(owner, fields)
         self.params_schema = _schema(owner, self.params_model)
         """The parameters' JSON Schema, made once: a type agents cannot see fails here."""
@@ -124,6 +141,8 @@ class Action:
             )
             for field, info in self.params_model.model_fields.items()
         )
+        self.loggable = _loggable(owner, loggable, self.params)
+        """The parameter names whose values an audit log may record."""
 
     def __repr__(self) -> str:
         return f"Action({self.tool!r}, {self.name!r})"
@@ -162,6 +181,10 @@ class Action:
         """
         for name, kind in self.injected:
             kwargs[name] = Context(request) if _needs_base(context, kind) else context
+        if self.state_params:
+            state = Context(request).state  # raises when the lifespan is not running
+            for name in self.state_params:
+                kwargs[name] = state
         if self.is_async:
             try:
                 return await self.handler(**kwargs)
@@ -225,6 +248,36 @@ def wrap(
             return success(value)
 
 
+class _StateMarker:
+    """Marks a parameter that receives the app's state."""
+
+
+_STATE: Final[type] = _StateMarker
+
+
+def _scopes(owner: str, requires: Collection[str]) -> frozenset[str]:
+    if isinstance(requires, str) or not isinstance(requires, Collection):
+        raise DefinitionError(
+            f"{owner}: requires is a set of scope names, e.g. {{'billing:write'}}"
+        )
+    if not all(isinstance(scope, str) and scope and not scope.isspace() for scope in requires):
+        raise DefinitionError(f"{owner}: every scope in requires is a non-empty str")
+    return frozenset(requires)
+
+
+def _loggable(owner: str, loggable: Collection[str], params: Sequence[Param]) -> tuple[str, ...]:
+    if isinstance(loggable, str) or not isinstance(loggable, Collection):
+        raise DefinitionError(f"{owner}: loggable is a collection of parameter names")
+    known = {p.name for p in params}
+    unknown = [name for name in loggable if name not in known]
+    if unknown:
+        raise DefinitionError(
+            f"{owner}: loggable names {', '.join(map(repr, unknown))}, which is not a parameter; "
+            f"parameters: {', '.join(sorted(known)) or '(none)'}"
+        )
+    return tuple(p.name for p in params if p.name in set(loggable))
+
+
 def _is_async(handler: Callable[..., Any]) -> bool:
     call = getattr(handler, "__call__", None)  # noqa: B004 - objects with an async __call__
     return inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(call)
@@ -239,7 +292,11 @@ _Fields = dict[str, tuple[Any, Any]]
 
 
 def _signature(
-    owner: str, handler: Callable[..., Any], context_type: type | None, reserved: Collection[str]
+    owner: str,
+    handler: Callable[..., Any],
+    context_type: type | None,
+    reserved: Collection[str],
+    state_type: type | None = None,
 ) -> tuple[_Fields, dict[str, str], tuple[tuple[str, type], ...]]:
     """Reads a handler's parameters: model fields, field-to-parameter names, context ones."""
     try:
@@ -265,7 +322,7 @@ def _signature(
         if param.kind is param.POSITIONAL_ONLY:
             raise DefinitionError(f"{owner}: parameter '{name}' is positional-only; drop the /")
         annotation = hints.get(name, Any)
-        kind = _context_kind(annotation, context_type)
+        kind = _context_kind(annotation, context_type, state_type)
         if kind is not None:
             injected.append((name, kind))
             continue
@@ -299,20 +356,25 @@ def _annotated(handler: Callable[..., Any]) -> Any:
     return type(handler).__call__  # a callable object: its __call__ has the annotations
 
 
-def _context_kind(annotation: Any, context_type: type | None) -> type | None:
-    """The class a context parameter asks for, or ``None`` for an ordinary parameter."""
+def _context_kind(
+    annotation: Any, context_type: type | None, state_type: type | None = None
+) -> type | None:
+    """The class a context parameter asks for (``_STATE`` for the app's state), or ``None``."""
     if typing.get_origin(annotation) is typing.Annotated:
         annotation = annotation.__origin__
     if not isinstance(annotation, type):
         return None
+    if annotation is state_type:
+        return _STATE
     if issubclass(annotation, Context):
         return annotation
-    if context_type is not None and annotation is not object:
-        try:
-            if issubclass(context_type, annotation):
-                return annotation
-        except TypeError:  # protocols that are not runtime-checkable
-            return None
+    for product, kind in ((context_type, annotation), (state_type, _STATE)):
+        if product is not None and annotation is not object:
+            try:
+                if issubclass(product, annotation):
+                    return kind
+            except TypeError:  # protocols that are not runtime-checkable
+                return None
     return None
 
 

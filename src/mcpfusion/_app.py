@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -16,12 +17,17 @@ from mcpfusion._catalog import Catalog, Route
 from mcpfusion._context import NO_META, Context, ContextFactory, Progress, Request
 from mcpfusion._errors import DefinitionError
 from mcpfusion._failures import (
+    forbidden,
     from_exception,
     missing_discriminator,
+    timed_out,
     unknown_action,
     unknown_tool,
     validation_failure,
 )
+from mcpfusion._identity import Identity, scopes_of
+from mcpfusion._lifespan import Lifespan, LifespanFactory, state_type
+from mcpfusion._middleware import Call, Middleware, Next, check_middleware, compose
 from mcpfusion._options import HttpOptions
 from mcpfusion._response import ToolResponse
 from mcpfusion._schema import DISCRIMINATOR, SELECT
@@ -47,6 +53,13 @@ class Fusion:
         context: a factory called with the ``Request`` of each call, after validation;
             handlers and Presenter callbacks receive what it returns. ``Context`` by
             default; it may be a ``Context`` subclass, or return an awaitable.
+        lifespan: called with the app, an async context manager run once per server
+            process around serving (``contextlib.asynccontextmanager``); what it yields is
+            the app's state, ``ctx.state`` in every call, and handlers receive it by
+            annotating a parameter with its type (the one its return annotation names).
+        local_identity: the caller over stdio and for ``mcpfusion call``: the process
+            owner, whom a local transport cannot tell from anyone else. ``None``
+            (anonymous) by default, which cannot call actions that require scopes.
 
     Define, then serve: ``list_tools()`` and ``call_tool()`` read a catalog of what the app
     serves, built once from its tools (again only if a definition changes it); serving the
@@ -62,6 +75,8 @@ class Fusion:
         version: str = "0.1.0",
         instructions: str | None = None,
         context: ContextFactory | None = None,
+        lifespan: LifespanFactory | None = None,
+        local_identity: Identity | None = None,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("a Fusion app needs a non-empty name")
@@ -71,6 +86,10 @@ class Fusion:
             raise DefinitionError(f"app '{name}': instructions must be a str or None")
         if context is not None and not callable(context):
             raise DefinitionError(f"app '{name}': context must be a callable factory")
+        if lifespan is not None and not callable(lifespan):
+            raise DefinitionError(f"app '{name}': lifespan must be callable (app) -> context")
+        if local_identity is not None and not isinstance(local_identity, Identity):
+            raise DefinitionError(f"app '{name}': local_identity must be an Identity or None")
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -80,6 +99,11 @@ class Fusion:
         self._listed: dict[str, Tool] = {}  # listed MCP name -> its tool, as tools are defined
         self._catalog: Catalog | None = None
         self._is_frozen = False
+        self.local_identity = local_identity
+        self._lifespan = Lifespan(lifespan, self)
+        self._state_type = state_type(lifespan)
+        self._middleware: list[Middleware] = []
+        self._chain: Next | None = None
 
     def __repr__(self) -> str:
         return f"Fusion({self.name!r}, tools={list(self._tools)})"
@@ -91,6 +115,7 @@ class Fusion:
         description: str = "",
         exposition: Exposition = "grouped",
         separator: str = "_",
+        requires: Collection[str] = (),
     ) -> Tool:
         """Creates a tool; declare its actions with ``@tool.action(...)``.
 
@@ -100,6 +125,7 @@ class Fusion:
             exposition: ``"grouped"`` (one MCP tool with an ``action`` argument) or
                 ``"flat"`` (one MCP tool per action, named ``{tool}{separator}{action}``).
             separator: joins tool and action names in flat exposition.
+            requires: the scopes each action needs unless it says otherwise.
 
         Raises:
             DefinitionError: on a duplicate or disallowed name, a name another tool already
@@ -107,7 +133,14 @@ class Fusion:
         """
         if name in self._tools:
             raise DefinitionError(f"app '{self.name}' already has a tool '{name}'")
-        tool = Tool(self, name, description=description, exposition=exposition, separator=separator)
+        tool = Tool(
+            self,
+            name,
+            description=description,
+            exposition=exposition,
+            separator=separator,
+            requires=requires,
+        )
         self._defining(tool, tool.listed_names)
         self._tools[name] = tool
         return tool
@@ -121,6 +154,39 @@ class Fusion:
     def context_type(self) -> type | None:
         """The class the context factory returns, when it says so (for parameter injection)."""
         return self._context_type
+
+    @property
+    def state_type(self) -> type | None:
+        """The class of the app's state, as its lifespan's return annotation names it."""
+        return self._state_type
+
+    def middleware(self, middleware: Middleware) -> Middleware:
+        """Adds a middleware around every call; use as ``@app.middleware`` or a call.
+
+        A middleware is an async function ``(call, call_next)``: it sees the ``Call`` (the
+        identity, tool, action and validated arguments), may change its identity or add
+        ``call.values`` for the handler, and either returns ``await call_next(call)``
+        (observing the response and the time it took) or short-circuits by raising a
+        ``ToolError`` or returning a response of its own. The first added runs first; the
+        chain is composed once, when the catalog is built.
+
+        Raises:
+            DefinitionError: if it is not an async function of two arguments, or the app
+                is frozen.
+        """
+        checked = check_middleware(middleware)
+        self._defining_anything()
+        self._middleware.append(checked)
+        return middleware
+
+    def running(self) -> AbstractAsyncContextManager[Any]:
+        """Runs the app's lifespan: ``async with app.running() as state: ...``.
+
+        Serving and ``FusionTester`` enter it; it starts once however many enter it at the
+        same time, and shuts down when the last one leaves (also on an error or a
+        cancellation). Without a lifespan it yields ``None``.
+        """
+        return self._lifespan.running()
 
     def freeze(self) -> None:
         """Fixes what the app serves: the catalog is built now and definitions end here.
@@ -136,10 +202,25 @@ class Fusion:
     def _frozen(self) -> Catalog:
         if self._catalog is None:
             self._catalog = Catalog.build(self._tools.values())
+            self._chain = compose(self._middleware, self._endpoint) if self._middleware else None
         return self._catalog
 
-    def list_tools(self) -> list[dict[str, Any]]:
+    def scope_key(self, identity: Identity | None) -> frozenset[str] | None:
+        """The scopes of ``identity`` that change what it may call, ``None`` if it may call all.
+
+        A key for caching what each caller sees: ``list_tools(scope_key(identity))`` is
+        the caller's ``tools/list``.
+        """
+        catalog = self._catalog or self._frozen()
+        key = scopes_of(identity) & catalog.scopes
+        return None if key == catalog.scopes else key
+
+    def list_tools(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
         """Exactly the MCP ``Tool`` objects of ``tools/list``, as JSON-compatible dicts.
+
+        Args:
+            scopes: the caller's scopes: only the actions they allow are listed (a tool
+                with none disappears). ``None`` lists everything, as the developer sees it.
 
         Raises:
             DefinitionError: if a tool is incomplete (no actions, or nothing for
@@ -147,7 +228,8 @@ class Fusion:
                 a server refuses to start; ``call_tool`` simply routes around an
                 incomplete tool.
         """
-        return self._frozen().list_tools()
+        catalog = self._frozen()
+        return catalog.list_tools(None if scopes is None else frozenset(scopes))
 
     async def call_tool(
         self,
@@ -157,6 +239,7 @@ class Fusion:
         progress: Progress | None = None,
         meta: Mapping[str, Any] | None = None,
         context: ContextFactory | None = None,
+        identity: Identity | None = None,
     ) -> ToolResponse:
         """Answers one ``tools/call``; every problem the model should read is a result.
 
@@ -166,26 +249,31 @@ class Fusion:
             progress: receives ``(done, total, message)`` reports from ``ctx.progress``.
             meta: the request metadata, exposed as ``Request.meta``.
             context: a factory used instead of the app's for this call (tests use it).
+            identity: the verified caller, ``None`` for an anonymous one (the server
+                passes what the transport established).
 
         Cancellation (``asyncio.CancelledError``, anyio's cancel scopes) propagates.
         """
         catalog = self._catalog or self._frozen()
         route = catalog.routes.get(name)
         if route is None:
-            return unknown_tool(name, list(catalog.routes))
+            return unknown_tool(name, catalog.visible_names(scopes_of(identity)))
         tool, action = route.tool, route.action
         if not isinstance(arguments, Mapping | None):
             target = f"{tool.name}/{action.name}" if action else tool.name
             return validation_failure(target, [arguments_problem(arguments)])
         args = dict(arguments) if arguments else {}
         if action is None:
+            visible = catalog.visible_actions(tool, scopes_of(identity))
             if DISCRIMINATOR not in args:
-                return missing_discriminator(tool.name, list(tool.actions))
+                return missing_discriminator(tool.name, visible)
             chosen = args.pop(DISCRIMINATOR)
             action = tool.get(chosen) if isinstance(chosen, str) else None
             if action is None:
-                return unknown_action(tool.name, chosen, list(tool.actions))
-        request = Request(tool.name, action.name, meta or NO_META, progress)
+                return unknown_action(tool.name, chosen, visible)
+        request = Request(
+            tool.name, action.name, meta or NO_META, progress, identity, self._lifespan.state
+        )
         return await self._run(route, action, args, request, context or self._factory)
 
     async def _run(
@@ -196,28 +284,77 @@ class Fusion:
         request: Request,
         factory: ContextFactory,
     ) -> ToolResponse:
-        problems = []
+        rejection: ToolResponse | None = None
+        kwargs: dict[str, Any] = {}
         select: list[str] | None = None
-        if route.select_keys is not None and SELECT in args:
-            raw = args.pop(SELECT)
-            problems = select_problems(raw, route.select_keys)
-            select = None if problems else raw
-        try:
-            kwargs = action.parse(args)
-        except ValidationError as exc:
-            accepted = [p.wire for p in action.params]
-            if route.select_keys is not None:
-                accepted.append(SELECT)
-            problems = field_problems(exc, args, accepted) + problems
-        if problems:
-            return validation_failure(f"{route.tool.name}/{action.name}", problems)
+        missing = action.requires and action.requires - scopes_of(request.identity)
+        if missing:
+            # Before validation: a caller without the scopes learns nothing of the inputs.
+            rejection = forbidden(missing)
+        else:
+            problems = []
+            if route.select_keys is not None and SELECT in args:
+                raw = args.pop(SELECT)
+                problems = select_problems(raw, route.select_keys)
+                select = None if problems else raw
+            try:
+                kwargs = action.parse(args)
+            except ValidationError as exc:
+                accepted = [p.wire for p in action.params]
+                if route.select_keys is not None:
+                    accepted.append(SELECT)
+                problems = field_problems(exc, args, accepted) + problems
+            if problems:
+                rejection = validation_failure(f"{route.tool.name}/{action.name}", problems)
+        if self._chain is None:
+            if rejection is not None:
+                return rejection
+            return await self._answer(action, kwargs, select, request, factory)
+        call = Call(
+            request,
+            kwargs,
+            requires=action.requires,
+            timeout=action.timeout,
+            loggable=action.loggable,
+            rejection=rejection,
+            target=(action, kwargs, select, factory),
+        )
+        return await self._chain(call)
+
+    async def _endpoint(self, call: Call) -> ToolResponse:
+        """The innermost step of the middleware chain: the handler and its response."""
+        if call._rejection is not None:
+            return call._rejection
+        action, kwargs, select, factory = call._target
+        return await self._answer(action, kwargs, select, call.request, factory, call.around_render)
+
+    async def _answer(
+        self,
+        action: Action,
+        kwargs: dict[str, Any],
+        select: list[str] | None,
+        request: Request,
+        factory: ContextFactory,
+        around_render: Callable[[], AbstractContextManager[Any]] | None = None,
+    ) -> ToolResponse:
+        """Builds the context, runs the handler (within its timeout) and sends its value."""
         try:
             context = factory(request)
             # A class (the default, Context) never returns an awaitable: skip the check.
             if not isinstance(factory, type) and inspect.isawaitable(context):
                 context = await context
-            value = await action.invoke(kwargs, request, context)
-            return await action.respond(value, context, select)
+            if action.timeout is None:
+                value = await action.invoke(kwargs, request, context)
+            else:
+                with anyio.move_on_after(action.timeout) as scope:
+                    value = await action.invoke(kwargs, request, context)
+                if scope.cancelled_caught:
+                    request.cancel()
+                    return timed_out(request.tool, request.action, action.timeout)
+            if around_render is None:
+                return await action.respond(value, context, select)
+            with around_render():
+                return await action.respond(value, context, select)
         except Exception as exc:
             return action.failed(from_exception(exc, request.tool, request.action))
         except BaseException as exc:
@@ -276,6 +413,17 @@ class Fusion:
         self.freeze()
         return server.asgi_app(self, options, **changes)
 
+    def _defining_anything(self) -> None:
+        self._defining_check()
+        self._catalog = None
+
+    def _defining_check(self) -> None:
+        if self._is_frozen:
+            raise DefinitionError(
+                f"app '{self.name}' is frozen (it is served): define every tool and action "
+                "before serving it or calling freeze()"
+            )
+
     def _defining(self, tool: Tool, listed: Sequence[str]) -> None:
         """Checks that definitions are still open and claims ``listed`` names for ``tool``.
 
@@ -283,11 +431,7 @@ class Fusion:
             DefinitionError: once the catalog is built, or if a name is taken, saying how
                 to fix it.
         """
-        if self._is_frozen:
-            raise DefinitionError(
-                f"app '{self.name}' is frozen (it is served): define every tool and action "
-                "before serving it or calling freeze()"
-            )
+        self._defining_check()
         for name in listed:
             owner = self._listed.get(name)
             if owner is not None:

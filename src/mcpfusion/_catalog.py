@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -50,11 +50,17 @@ class Catalog:
         routes: each listed name's route.
         problems: why incomplete tools were left out (no actions, nothing for ``_select``
             to pick); listing refuses such a catalog, calls route around them.
+        scopes: every scope some action requires: the only scopes of a caller that change
+            what it sees.
     """
 
     definitions: tuple[Definition, ...]
     routes: Mapping[str, Route]
     problems: tuple[str, ...]
+    scopes: frozenset[str] = frozenset()
+    _views: dict[frozenset[str], tuple[Definition, ...]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def build(cls, tools: Iterable[Tool]) -> Catalog:
@@ -68,17 +74,61 @@ class Catalog:
             else:
                 problems.append(problem)
         routes = MappingProxyType({d.name: d.route for d in definitions})
-        return cls(tuple(definitions), routes, tuple(problems))
+        scopes = frozenset(
+            scope for d in definitions for a in _actions(d.route) for scope in a.requires
+        )
+        return cls(tuple(definitions), routes, tuple(problems), scopes)
 
-    def list_tools(self) -> list[dict[str, Any]]:
+    def list_tools(self, scopes: frozenset[str] | None = None) -> list[dict[str, Any]]:
         """The MCP ``Tool`` objects of ``tools/list``, as JSON-compatible dicts (a copy).
+
+        Args:
+            scopes: list only what these scopes allow (``view``); ``None`` lists all.
 
         Raises:
             DefinitionError: if a tool is incomplete.
         """
         if self.problems:
             raise DefinitionError("; ".join(self.problems))
-        return copy.deepcopy([d.tool for d in self.definitions])
+        shown = self.definitions if scopes is None else self.view(scopes)
+        return copy.deepcopy([d.tool for d in shown])
+
+    def view(self, scopes: frozenset[str]) -> tuple[Definition, ...]:
+        """The definitions a caller holding ``scopes`` sees, made once per set that matters.
+
+        An action is shown when the caller holds every scope it requires; a grouped tool
+        is described again for its shown actions (schema, description, ``_select``,
+        annotations) and disappears without any; a flat tool's definitions are reused.
+        """
+        key = scopes & self.scopes
+        if key == self.scopes:
+            return self.definitions
+        shown = self._views.get(key)
+        if shown is None:
+            shown = self._views[key] = tuple(_visible(self.definitions, key))
+        return shown
+
+    def visible_names(self, scopes: frozenset[str]) -> list[str]:
+        """The listed names a caller holding ``scopes`` sees."""
+        return [d.name for d in self.view(scopes)]
+
+    def visible_actions(self, tool: Tool, scopes: frozenset[str]) -> list[str]:
+        """The names of ``tool``'s actions a caller holding ``scopes`` may call."""
+        return [a.name for a in tool.actions.values() if a.requires <= scopes]
+
+
+def _actions(route: Route) -> Iterable[Action]:
+    return (route.action,) if route.action is not None else route.tool.actions.values()
+
+
+def _visible(definitions: Iterable[Definition], scopes: frozenset[str]) -> Iterable[Definition]:
+    for definition in definitions:
+        actions = list(_actions(definition.route))
+        shown = [a for a in actions if a.requires <= scopes]
+        if len(shown) == len(actions):
+            yield definition
+        elif shown:  # a grouped tool, some of whose actions are hidden
+            yield from _define(definition.route.tool, shown)
 
 
 def _problem(tool: Tool) -> str | None:
@@ -93,9 +143,12 @@ def _problem(tool: Tool) -> str | None:
     return None
 
 
-def _define(tool: Tool) -> list[Definition]:
-    actions = list(tool.actions.values())
+def _define(tool: Tool, shown: Sequence[Action] | None = None) -> list[Definition]:
+    actions = list(tool.actions.values()) if shown is None else list(shown)
     keys = tool.select_keys if tool.select_enabled else None
+    if shown is not None and keys is not None:
+        # A caller's view offers _select over the keys of the actions it sees, if any.
+        keys = tuple(sorted({key for a in actions for key in a.select_keys})) or None
     summary = tool.description or tool.name
     if tool.exposition == "flat":
         return [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping
@@ -10,6 +11,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from mcpfusion._format import fold_lines, neutralize
+from mcpfusion._identity import Identity
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 """Receives ``(done, total, message)`` progress reports; the adapter forwards them to MCP."""
@@ -21,6 +23,17 @@ logger = logging.getLogger("mcpfusion")
 
 NO_META: Mapping[str, Any] = MappingProxyType({})
 """The metadata of a request that carries none: empty and read-only, shared."""
+
+
+class _NotStarted:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_STARTED"
+
+
+NOT_STARTED: Final[Any] = _NotStarted()
+"""The state of an app whose lifespan is not running (``ctx.state`` raises then)."""
 
 PROGRESS_MESSAGE_LIMIT: Final = 500
 """A progress message is cut to this many characters."""
@@ -47,13 +60,23 @@ class Request:
             ``Fusion.call_tool`` passed no receiver. The MCP adapter and ``FusionTester``
             always pass one; the adapter's sends nothing unless the client sent a progress
             token, so a handler cannot tell whether anyone is listening.
+        identity: the caller, or ``None`` when anonymous.
+        state: what the app's lifespan yielded (``None`` without a lifespan).
+        values: what middleware added for the handler (``Call.values``).
     """
 
     tool: str
     action: str
     meta: Mapping[str, Any] = field(default_factory=lambda: NO_META)
     on_progress: Progress | None = None
+    identity: Identity | None = None
+    state: Any = None
+    values: Mapping[str, Any] = field(default_factory=lambda: NO_META)
     _cancellation: _Cancellation = field(default_factory=_Cancellation, repr=False, compare=False)
+
+    def derived(self, identity: Identity | None, values: Mapping[str, Any]) -> Request:
+        """The same request (and cancellation) for another identity, with ``values`` added."""
+        return dataclasses.replace(self, identity=identity, values=MappingProxyType(dict(values)))
 
     @property
     def cancelled(self) -> bool:
@@ -137,6 +160,34 @@ class Context:
     def meta(self) -> Mapping[str, Any]:
         """The request's metadata."""
         return self.request.meta
+
+    @property
+    def identity(self) -> Identity | None:
+        """The caller (``mcpfusion.Identity``), or ``None`` for an anonymous one."""
+        return self.request.identity
+
+    @property
+    def state(self) -> Any:
+        """What the app's lifespan yielded: its connection pool, clients, configuration.
+
+        ``None`` for an app without a lifespan.
+
+        Raises:
+            RuntimeError: if the app has a lifespan that is not running (serve the app, or
+                test it with ``async with FusionTester(app) as tester``).
+        """
+        state = self.request.state
+        if state is NOT_STARTED:
+            raise RuntimeError(
+                "the app's lifespan is not running: serve the app, or enter it with "
+                "'async with FusionTester(app)' (or 'async with app.running()')"
+            )
+        return state
+
+    @property
+    def values(self) -> Mapping[str, Any]:
+        """What middleware added for this call (``call.values``), read-only."""
+        return self.request.values
 
     @property
     def cancelled(self) -> bool:

@@ -22,10 +22,13 @@ from typing import Any, ClassVar, Final, Literal, get_args
 
 FrameworkCode = Literal[
     "ERROR",
+    "FORBIDDEN",
     "INTERNAL_ERROR",
     "MISSING_DISCRIMINATOR",
     "MISSING_REQUIRED_FIELD",
     "PRESENTER_ERROR",
+    "RATE_LIMITED",
+    "TIMEOUT",
     "UNKNOWN_ACTION",
     "UNKNOWN_TOOL",
     "VALIDATION_ERROR",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Final
 
 from mcpfusion import _format as wire
@@ -43,10 +43,53 @@ def framework_error(
     *,
     recovery: str,
     available_actions: Sequence[str] = (),
+    retry_after: int | None = None,
 ) -> ToolResponse:
     """An envelope with one of the framework's own codes (SPEC §9)."""
     return error_response(
-        ErrorEnvelope(code, message, recovery=recovery, available_actions=available_actions)
+        ErrorEnvelope(
+            code,
+            message,
+            recovery=recovery,
+            available_actions=available_actions,
+            retry_after=retry_after,
+        )
+    )
+
+
+def forbidden(missing: Collection[str]) -> ToolResponse:
+    """``FORBIDDEN``: the caller lacks scopes; names the missing ones and nothing else.
+
+    Neither the tool, the action nor the caller's own scopes are named: a caller learns
+    only what it would have to be granted.
+    """
+    names = ", ".join(f"'{scope}'" for scope in sorted(missing))
+    noun = "scope" if len(missing) == 1 else "scopes"
+    return framework_error(
+        "FORBIDDEN",
+        f"This call needs the {noun} {names}, which the caller does not have.",
+        recovery="Do not retry. Tell the user this needs a permission they have not granted.",
+    )
+
+
+def rate_limited(retry_after: int) -> ToolError:
+    """``RATE_LIMITED``, raised by the rate-limit middleware to short-circuit a call."""
+    return ToolError(
+        "RATE_LIMITED",
+        "Too many calls in a short time.",
+        recovery="Wait for the time below, then retry the call.",
+        retry_after=retry_after,
+    )
+
+
+def timed_out(tool: str, action: str, seconds: float) -> ToolResponse:
+    """``TIMEOUT``: the handler ran past its action's ``timeout=`` and was cancelled."""
+    return framework_error(
+        "TIMEOUT",
+        f"Action '{action}' of tool '{tool}' did not finish within {seconds:g} seconds "
+        "and was stopped.",
+        recovery="Retry once with a narrower request; if it times out again, tell the user "
+        "this action is unavailable.",
     )
 
 

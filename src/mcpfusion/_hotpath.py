@@ -78,8 +78,12 @@ class HotPath:
         self._running: dict[RequestId, _Call] = {}  # by id, until the handler returns
         self._tasks: dict[asyncio.Task[None], _Call] = {}  # until the answer has left
         self._listed: dict[str, bytes] = {}
+        # Over stdio the caller is the process owner: the app's local identity, whose
+        # scopes decide what it sees (as build_server's caller() says).
+        self._identity = app.local_identity
+        shown = app.list_tools(app.scope_key(self._identity))
         self._tools = types.ListToolsResult(
-            tools=[types.Tool.model_validate(tool) for tool in app.list_tools()]
+            tools=[types.Tool.model_validate(tool) for tool in shown]
         ).model_dump(by_alias=True, mode="json", exclude_none=True)
 
     def take(self, message: dict[str, Any], version: str) -> bool:
@@ -185,7 +189,9 @@ class HotPath:
     ) -> ToolResponse:
         """The app's answer, exactly as ``build_server``'s ``on_call_tool`` gets it."""
         try:
-            response = await self._app.call_tool(name, arguments, progress=progress, meta=meta)
+            response = await self._app.call_tool(
+                name, arguments, progress=progress, meta=meta, identity=self._identity
+            )
             if not isinstance(response, ToolResponse):
                 raise TypeError(f"call_tool returned {type(response).__name__}")
         except Exception:

@@ -19,6 +19,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from mcpfusion._bearer import protected
 from mcpfusion._guard import LOOPBACK_HOSTS, HostPolicy, RequestGuard
 from mcpfusion._options import HttpOptions, http_options
 from mcpfusion._sdk import ServableApp, build_server
@@ -101,7 +102,8 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        async with manager.run():
+        # The app's lifespan runs once per process (each uvicorn worker), around serving.
+        async with app.running(), manager.run():
             yield
 
     endpoint = RequestGuard(
@@ -111,7 +113,6 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         max_body_bytes=options.max_body_bytes,
         body_timeout=options.body_timeout,
     )
-    # A Route, not a Mount: a Mount answers "/mcp" with a redirect to "/mcp/".
     middleware = []
     if options.cors_origins:
         middleware.append(
@@ -124,8 +125,12 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
                 max_age=600,
             )
         )
-    route = Route(options.path, endpoint=endpoint)
-    return Starlette(routes=[route], middleware=middleware, lifespan=lifespan)
+    # A Route, not a Mount: a Mount answers "/mcp" with a redirect to "/mcp/".
+    if options.auth is not None:
+        routes = protected(options.auth, options.path, endpoint)
+    else:
+        routes = [Route(options.path, endpoint=endpoint)]
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
 
 
 CORS_REQUEST_HEADERS: Final = (

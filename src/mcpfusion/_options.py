@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from mcpfusion._auth import Auth
+
 DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 """The MCP SDK's own default request body limit (4 MiB)."""
 
@@ -41,6 +43,8 @@ class HttpOptions:
         max_sessions: open stateful sessions at most; the next one gets 503.
         session_idle_timeout: seconds after which an idle stateful session is closed.
         log_level: uvicorn's log level when ``Fusion.run`` serves.
+        auth: HTTP authorization (``mcpfusion.auth.Auth``): every request needs a valid
+            bearer token, and calls carry the identity it proves. ``None``: anonymous.
 
     Raises:
         TypeError, ValueError: on an option of the wrong type or out of range.
@@ -61,6 +65,7 @@ class HttpOptions:
     max_sessions: int = 1_000
     session_idle_timeout: float = 600.0
     log_level: str = "info"
+    auth: Auth | None = None
 
     def __post_init__(self) -> None:
         _require(self.host, str, "host")
@@ -96,6 +101,8 @@ class HttpOptions:
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive; got {getattr(self, name)}")
         _require(self.log_level, str, "log_level")
+        if self.auth is not None:
+            _require(self.auth, Auth, "auth")
 
 
 def _require(value: Any, kind: Any, name: str) -> None:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
 from mcp import types
 from mcp.server import Server, ServerRequestContext
 
+from mcpfusion._bearer import identity_of
 from mcpfusion._context import Progress
 from mcpfusion._failures import escaped, preview
+from mcpfusion._identity import Identity
 from mcpfusion._response import ToolResponse
 
 logger = logging.getLogger("mcpfusion")
@@ -28,7 +31,14 @@ class ServableApp(Protocol):
     @property
     def instructions(self) -> str | None: ...
 
-    def list_tools(self) -> list[dict[str, Any]]: ...
+    @property
+    def local_identity(self) -> Identity | None: ...
+
+    def list_tools(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]: ...
+
+    def scope_key(self, identity: Identity | None) -> frozenset[str] | None: ...
+
+    def running(self) -> AbstractAsyncContextManager[Any]: ...
 
     async def call_tool(
         self,
@@ -37,7 +47,19 @@ class ServableApp(Protocol):
         *,
         progress: Progress | None = None,
         meta: Mapping[str, Any] | None = None,
+        identity: Identity | None = None,
     ) -> ToolResponse: ...
+
+
+def caller(app: ServableApp, ctx: ServerRequestContext[Any]) -> Identity | None:
+    """Who sent a request: the verified bearer over HTTP, the app's local identity otherwise.
+
+    A request without an HTTP request under it came over stdio (or in memory): from the
+    process owner, whom the app may have declared as ``local_identity``.
+    """
+    if ctx.request is None:
+        return app.local_identity
+    return identity_of(ctx.request.scope)
 
 
 def to_call_tool_result(response: ToolResponse) -> types.CallToolResult:
@@ -52,7 +74,8 @@ def to_call_tool_result(response: ToolResponse) -> types.CallToolResult:
 def build_server(app: ServableApp) -> Server[Any]:
     """A low-level SDK ``Server`` answering ``tools/list`` and ``tools/call`` from ``app``.
 
-    The tool list is read once, here: a definition mistake only the complete list shows
+    The tool list is read once, here (and once for each set of scopes that hides actions,
+    when a caller holding it first lists): a definition mistake only the complete list shows
     (a tool without actions) raises ``DefinitionError`` before the server accepts a
     client, and the list is fixed for the life of the server, so define every tool first.
 
@@ -60,12 +83,21 @@ def build_server(app: ServableApp) -> Server[Any]:
     is an ``isError`` result; a cancelled call propagates so the SDK drops its response.
     """
     tools = [types.Tool.model_validate(tool) for tool in app.list_tools()]
-    listed = types.ListToolsResult(tools=tools)
     schemas = {tool.name: tool.input_schema for tool in tools}
+    # One result per set of scopes that changes what a caller sees, made once and shared;
+    # None is the caller who may call everything.
+    views: dict[frozenset[str] | None, types.ListToolsResult] = {
+        None: types.ListToolsResult(tools=tools)
+    }
 
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        key = app.scope_key(caller(app, ctx))
+        listed = views.get(key)
+        if listed is None:
+            shown = [types.Tool.model_validate(tool) for tool in app.list_tools(key)]
+            listed = views[key] = types.ListToolsResult(tools=shown)
         return listed
 
     async def on_call_tool(
@@ -77,7 +109,11 @@ def build_server(app: ServableApp) -> Server[Any]:
         progress: Progress = ctx.session.report_progress
         try:
             response = await app.call_tool(
-                params.name, params.arguments, progress=progress, meta=ctx.meta
+                params.name,
+                params.arguments,
+                progress=progress,
+                meta=ctx.meta,
+                identity=caller(app, ctx),
             )
             if not isinstance(response, ToolResponse):
                 raise TypeError(f"call_tool returned {type(response).__name__}")

@@ -43,7 +43,7 @@ from mcpfusion._lines import (
 )
 from mcpfusion._sdk import ServableApp, build_server
 
-__all__ = ["run_stdio", "serve", "serve_stdio"]
+__all__ = ["serve", "serve_stdio"]
 
 logger = logging.getLogger("mcpfusion")
 
@@ -355,8 +355,3 @@ async def serve(
 async def serve_stdio(app: ServableApp) -> None:
     """Serves ``app`` over this process's stdin and stdout until stdin closes."""
     await serve(build_server(app), app=app)
-
-
-def run_stdio(app: ServableApp) -> None:
-    """Serves ``app`` over stdio, blocking until the client closes the stream."""
-    anyio.run(serve_stdio, app)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, Literal, Protocol, Self, TypeVar, overload
 
@@ -24,6 +24,11 @@ class Owner(Protocol):
     @property
     def context_type(self) -> type | None:
         """The class the app's context factory returns, for parameter injection."""
+        ...
+
+    @property
+    def state_type(self) -> type | None:
+        """The class of the app's state (its lifespan's yield), for parameter injection."""
         ...
 
     def _defining(self, tool: Tool, listed: Sequence[str]) -> None:
@@ -53,6 +58,7 @@ class Tool:
         description: str = "",
         exposition: Exposition = "grouped",
         separator: str = "_",
+        requires: Collection[str] = (),
     ) -> None:
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
             raise DefinitionError(
@@ -69,7 +75,11 @@ class Tool:
                 f"tool '{name}': separator must be letters, digits or _.- (e.g. '_'); "
                 f"got {separator!r}"
             )
+        if isinstance(requires, str) or not all(isinstance(s, str) and s for s in requires):
+            raise DefinitionError(f"tool '{name}': requires is a set of scope names")
         self.name = name
+        self.requires = frozenset(requires)
+        """The scopes an action needs when it does not say (``requires=`` on the action)."""
         self.description = description.strip()
         self.exposition: Exposition = exposition
         self.separator = separator
@@ -125,6 +135,9 @@ class Tool:
         read_only: bool = False,
         destructive: bool = False,
         idempotent: bool = False,
+        requires: Collection[str] | None = None,
+        timeout: float | None = None,
+        loggable: Collection[str] = (),
     ) -> Callable[[F], F]: ...
 
     def action(
@@ -138,6 +151,9 @@ class Tool:
         read_only: bool = False,
         destructive: bool = False,
         idempotent: bool = False,
+        requires: Collection[str] | None = None,
+        timeout: float | None = None,
+        loggable: Collection[str] = (),
     ) -> Any:
         """Declares an action; use as ``@tool.action`` or ``@tool.action("name", ...)``.
 
@@ -149,6 +165,13 @@ class Tool:
             read_only: the action changes nothing.
             destructive: the action deletes or overwrites something.
             idempotent: repeating the call has no further effect.
+            requires: the scopes a caller needs to see and call it (the tool's
+                ``requires=`` by default); a caller without them does not find it in
+                ``tools/list`` and gets ``FORBIDDEN`` if it calls it anyway.
+            timeout: seconds the handler may run; past them it is cancelled and the agent
+                gets ``TIMEOUT``.
+            loggable: parameter names whose values an audit log may record (none by
+                default: arguments can hold personal data).
 
         Returns:
             The decorator; it registers the function and returns it unchanged.
@@ -169,6 +192,10 @@ class Tool:
                 idempotent=idempotent,
                 context_type=self._app.context_type,
                 reserved=(DISCRIMINATOR,) if self.exposition == "grouped" else (),
+                requires=self.requires if requires is None else requires,
+                timeout=timeout,
+                loggable=loggable,
+                state_type=self._app.state_type,
             )
             self.add(action)
             return handler

@@ -211,11 +211,19 @@ def _call(args: argparse.Namespace) -> int:
 
 
 async def _call_tool(app: Fusion, name: str, arguments: dict[str, Any]) -> Any:
-    return await app.call_tool(name, arguments, progress=_report_progress)
+    # In-process, as the process owner: the app's local identity, inside its lifespan.
+    async with app.running():
+        return await app.call_tool(
+            name, arguments, progress=_report_progress, identity=app.local_identity
+        )
 
 
 def http_options(args: argparse.Namespace) -> HttpOptions:
-    """The ``HttpOptions`` that ``mcpfusion run``'s flags ask for."""
+    """The ``HttpOptions`` that ``mcpfusion run``'s flags ask for.
+
+    Raises:
+        UsageError: on an incomplete set of ``--auth-*`` flags.
+    """
     return HttpOptions(
         host=args.host,
         port=args.port,
@@ -226,7 +234,34 @@ def http_options(args: argparse.Namespace) -> HttpOptions:
         allowed_origins=args.allowed_origins,
         cors_origins=args.cors_origins,
         max_sessions=args.max_sessions,
+        auth=_auth(args),
     )
+
+
+def _auth(args: argparse.Namespace) -> Any:
+    """The JWT authorization the ``--auth-*`` flags describe, or ``None`` without them."""
+    given = [args.auth_issuer, args.auth_jwks_url, args.auth_resource, args.auth_audience]
+    if not any(given) and not args.auth_scopes:
+        return None
+    if not (args.auth_issuer and args.auth_jwks_url and args.auth_resource):
+        raise UsageError("--auth-issuer, --auth-jwks-url and --auth-resource go together")
+    # Imported here: PyJWT and the HTTP client load only for a server that checks tokens.
+    from mcpfusion.auth import Auth, JWTVerifier
+
+    try:
+        verifier = JWTVerifier(
+            issuer=args.auth_issuer,
+            audience=args.auth_audience or args.auth_resource,
+            jwks_url=args.auth_jwks_url,
+        )
+        return Auth(
+            verifier=verifier,
+            resource=args.auth_resource,
+            authorization_servers=[args.auth_issuer],
+            required_scopes=args.auth_scopes or (),
+        )
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"bad --auth-* flag: {exc}") from None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -292,6 +327,24 @@ def build_parser() -> argparse.ArgumentParser:
         default=HttpOptions().max_sessions,
         metavar="N",
         help=f"open stateful sessions at most (default {HttpOptions().max_sessions})",
+    )
+    auth = run.add_argument_group(
+        "authorization", "require a bearer JWT of one issuer (OAuth 2.1 resource server)"
+    )
+    auth.add_argument("--auth-issuer", metavar="URL", help="the issuer (iss) of accepted tokens")
+    auth.add_argument("--auth-jwks-url", metavar="URL", help="where the issuer publishes its keys")
+    auth.add_argument(
+        "--auth-resource", metavar="URL", help="this endpoint's public URL (the resource)"
+    )
+    auth.add_argument(
+        "--auth-audience", metavar="AUD", help="the audience tokens carry (default: resource)"
+    )
+    auth.add_argument(
+        "--auth-scope",
+        action="append",
+        dest="auth_scopes",
+        metavar="SCOPE",
+        help="a scope every request needs (403 without it); repeatable",
     )
     run.set_defaults(handler=_run)
 

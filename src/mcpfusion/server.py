@@ -7,11 +7,17 @@ hand-written SDK handlers or run on a transport of your own.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+
+import anyio
+
 from mcpfusion._guard import HostPolicy
 from mcpfusion._http import asgi_app, host_policy, is_loopback, run_http
+from mcpfusion._lifespan import until_signalled
 from mcpfusion._options import HttpOptions
 from mcpfusion._sdk import ServableApp, build_server, to_call_tool_result
-from mcpfusion._stdio import run_stdio, serve_stdio
+from mcpfusion._stdio import serve_stdio
 
 __all__ = [
     "HostPolicy",
@@ -26,3 +32,18 @@ __all__ = [
     "serve_stdio",
     "to_call_tool_result",
 ]
+
+
+def run_stdio(app: ServableApp) -> None:
+    """Serves ``app`` over stdio, blocking until the client closes the stream.
+
+    The app's lifespan runs around serving, and shuts down when the stream closes or the
+    process gets SIGTERM or SIGINT.
+    """
+    anyio.run(_run_stdio, app)
+
+
+async def _run_stdio(app: ServableApp) -> None:
+    async with contextlib.AsyncExitStack() as lifespan:
+        await lifespan.enter_async_context(app.running())
+        await until_signalled(functools.partial(serve_stdio, app), on_stuck=lifespan.aclose)

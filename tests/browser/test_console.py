@@ -11,7 +11,6 @@ from typing import Any
 import anyio
 import pytest
 
-from examples.billing.db import BillingDB
 from examples.billing.server import create_app
 from mcpfusion import ToolResponse
 from mcpfusion.terminal import TokenCounter, classify, definition_json
@@ -94,8 +93,15 @@ def test_invoice_list_shows_table_chart_and_the_cli_token_counts(
 ) -> None:
     """billing.list_invoices through its form: 50 ids in the table, a drawn chart, CLI counts."""
     db = tmp_path / "billing.db"
-    billing = create_app(BillingDB.open(db))
-    expected = anyio.run(billing.call_tool, "billing", {"action": "list_invoices"})
+    billing = create_app(db)
+
+    async def list_invoices() -> ToolResponse:
+        async with billing.running():
+            return await billing.call_tool(
+                "billing", {"action": "list_invoices"}, identity=billing.local_identity
+            )
+
+    expected = anyio.run(list_invoices)
     ids = [row["id"] for row in json.loads(expected.blocks[0])]
     assert len(ids) == 50
     with console("examples.billing.__main__:app", env={"MCPFUSION_BILLING_DB": str(db)}) as url:

@@ -675,6 +675,31 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s09_presenter_failures.py::test_a_raising_callback_is_presenter_error",
         ),
     ),
+    Clause(
+        "S09.13",
+        "A call to an action whose scopes the caller lacks is FORBIDDEN, before validation, naming only the missing scopes.",
+        tests=(
+            "tests/conformance/test_s09_access.py::test_forbidden_envelope",
+            "tests/unit/test_access.py::test_a_hidden_action_called_anyway_is_forbidden",
+            "tests/e2e/test_auth_http.py::test_a_direct_call_to_a_hidden_action_is_forbidden",
+        ),
+    ),
+    Clause(
+        "S09.14",
+        "A call over the rate limit is RATE_LIMITED with <retry_after>.",
+        tests=(
+            "tests/conformance/test_s09_access.py::test_rate_limited_envelope",
+            "tests/unit/test_middleware.py::test_rate_limit_refuses_past_the_burst_with_retry_after",
+        ),
+    ),
+    Clause(
+        "S09.15",
+        "A handler past its action's timeout= is cancelled and the call is TIMEOUT naming tool, action and seconds.",
+        tests=(
+            "tests/conformance/test_s09_access.py::test_timeout_envelope",
+            "tests/unit/test_middleware.py::test_timeout_cancels_the_handler_and_answers_timeout",
+        ),
+    ),
     # -- 10. TOON ----------------------------------------------------------------------
     Clause(
         "S10.1",

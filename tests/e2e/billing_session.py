@@ -13,16 +13,20 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent
 
-from examples.billing import seed
-from examples.billing.db import BillingDB
+from examples.billing import demo_keys, seed
+from examples.billing.db import Ledger
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = seed.HOSTILE_CUSTOMER_ID
@@ -68,7 +72,7 @@ class Session:
         raise LookupError(f"no recorded call {tool} {arguments}")
 
 
-def pick_ids(db: BillingDB) -> Ids:
+def pick_ids(db: Ledger) -> Ids:
     """Chooses the invoices the sweep works on, from the database the server will use."""
     rows = db.list_invoices()
 
@@ -135,10 +139,26 @@ def sweep(ids: Ids) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+@asynccontextmanager
+async def connect(server: StdioServerParameters | str) -> AsyncIterator[Client]:
+    """The official client: over stdio as the local operator, over HTTP with Northwind's
+    read-write API key (the same identity, so both record the same results)."""
+    if not isinstance(server, str):
+        async with Client(server) as client:
+            yield client
+        return
+    headers = {"Authorization": f"Bearer {demo_keys.NORTHWIND_WRITE}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        Client(streamable_http_client(server, http_client=http)) as client,
+    ):
+        yield client
+
+
 async def record(server: StdioServerParameters | str, ids: Ids) -> Session:
     """Lists the tools and makes every scripted call through the official client."""
     with anyio.fail_after(60):
-        async with Client(server) as client:
+        async with connect(server) as client:
             listed = await client.list_tools()
             tools = [
                 t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools

@@ -47,7 +47,7 @@ def session(
     """One recorded session per transport, each on its own freshly seeded database."""
     transport: str = request.param
     db_path = tmp_path_factory.mktemp(transport) / "billing.db"
-    ids = pick_ids(BillingDB.open(db_path))
+    ids = pick_ids(BillingDB.open(db_path).tenant(seed.MAIN_TENANT))
     if transport == "stdio":
         yield anyio.run(record, stdio_server(db_path), ids)
         return

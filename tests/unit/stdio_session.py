@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -143,9 +144,19 @@ class Stub:
         self.release = anyio.Event()
         self.metas: list[Any] = []
 
-    def list_tools(self) -> list[dict[str, Any]]:
+    local_identity = None
+
+    def list_tools(self, scopes: Any = None) -> list[dict[str, Any]]:
         """One tool taking anything."""
         return [{"name": "t", "inputSchema": {"type": "object"}}]
+
+    def scope_key(self, identity: Any) -> None:
+        """Every caller sees everything."""
+        return None
+
+    def running(self) -> Any:
+        """No lifespan."""
+        return contextlib.nullcontext()
 
     async def call_tool(
         self,
@@ -154,6 +165,7 @@ class Stub:
         *,
         progress: Any = None,
         meta: Mapping[str, Any] | None = None,
+        identity: Any = None,
     ) -> Any:
         """The outcome; with ``{"wait": true}`` only once released (or cancelled)."""
         self.metas.append(meta)

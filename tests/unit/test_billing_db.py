@@ -11,13 +11,15 @@ from typing import Any
 import pytest
 
 from examples.billing import seed
-from examples.billing.db import BillingDatabaseError, BillingDB, default_path
+from examples.billing.db import BillingDatabaseError, BillingDB, Ledger, default_path
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> BillingDB:
-    """A freshly seeded database shared by the read-only tests of this module."""
-    return BillingDB.open(tmp_path_factory.mktemp("billing") / "billing.db")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Ledger:
+    """The main tenant's ledger of a freshly seeded database, shared by read-only tests."""
+    return BillingDB.open(tmp_path_factory.mktemp("billing") / "billing.db").tenant(
+        seed.MAIN_TENANT
+    )
 
 
 def _dump(path: Path) -> list[str]:
@@ -40,7 +42,7 @@ def test_generate_is_pure() -> None:
     assert seed.generate() == seed.generate()
 
 
-def test_counts_meet_the_floor(db: BillingDB) -> None:
+def test_counts_meet_the_floor(db: Ledger) -> None:
     """At least 100 customers and 2,000 invoices, more than 50 in each status."""
     invoices = db.list_invoices()
     assert len(db.list_customers()) >= 100
@@ -62,7 +64,7 @@ def test_every_invoice_has_one_to_five_lines_that_add_up() -> None:
         assert invoice[3] == sum(quantity * price for _, _, _, quantity, price, _ in own)
 
 
-def test_ids_follow_the_documented_style(db: BillingDB) -> None:
+def test_ids_follow_the_documented_style(db: Ledger) -> None:
     """Invoice ids look like INV-00001 and are listed in order."""
     ids = [row["id"] for row in db.list_invoices()]
     assert ids[0] == "INV-00001"
@@ -70,7 +72,7 @@ def test_ids_follow_the_documented_style(db: BillingDB) -> None:
     assert all(len(i) == 9 and i.startswith("INV-") for i in ids)
 
 
-def test_queries_return_the_secret_fields(db: BillingDB) -> None:
+def test_queries_return_the_secret_fields(db: Ledger) -> None:
     """Rows carry the forbidden fields, so only the Presenters can keep them from the agent."""
     invoice = db.get_invoice("INV-00001")
     assert invoice is not None
@@ -81,7 +83,7 @@ def test_queries_return_the_secret_fields(db: BillingDB) -> None:
     assert {"password_hash", "api_key"} <= set(customer)
 
 
-def test_seed_data_is_partly_hostile(db: BillingDB) -> None:
+def test_seed_data_is_partly_hostile(db: Ledger) -> None:
     """One customer's name and some internal notes try to forge a rules block."""
     hostile = db.get_customer(seed.HOSTILE_CUSTOMER_ID)
     assert hostile is not None
@@ -91,7 +93,7 @@ def test_seed_data_is_partly_hostile(db: BillingDB) -> None:
     assert db.list_invoices(customer_id=seed.HOSTILE_CUSTOMER_ID)
 
 
-def test_secret_values_carry_their_markers(db: BillingDB) -> None:
+def test_secret_values_carry_their_markers(db: Ledger) -> None:
     """Every secret value starts with a marker the end-to-end tests search for."""
     for row in db.list_invoices():
         assert row["tenant_id"].startswith("tnt_")
@@ -101,7 +103,7 @@ def test_secret_values_carry_their_markers(db: BillingDB) -> None:
         assert row["api_key"].startswith("sk_live_")
 
 
-def test_filters(db: BillingDB) -> None:
+def test_filters(db: Ledger) -> None:
     """list_invoices filters by status and customer; list_customers by country."""
     overdue = db.list_invoices(status="overdue")
     assert overdue and {row["status"] for row in overdue} == {"overdue"}
@@ -112,7 +114,7 @@ def test_filters(db: BillingDB) -> None:
     assert db.get_customer("CUS-9999") is None
 
 
-def test_revenue_has_twelve_months(db: BillingDB) -> None:
+def test_revenue_has_twelve_months(db: Ledger) -> None:
     """revenue(year) reports all twelve months; paid plus unpaid equals the invoiced total."""
     report = db.revenue(2024)
     assert [m["month"] for m in report["months"]] == [f"2024-{m:02d}" for m in range(1, 13)]
@@ -123,7 +125,7 @@ def test_revenue_has_twelve_months(db: BillingDB) -> None:
 
 def test_mark_paid_and_remind(tmp_path: Path) -> None:
     """mark_paid changes an unpaid invoice once; reminders are for unpaid invoices only."""
-    db = BillingDB.open(tmp_path / "billing.db")
+    db = BillingDB.open(tmp_path / "billing.db").tenant(seed.MAIN_TENANT)
     unpaid = db.list_invoices(status="pending")[0]["id"]
     assert db.record_reminder(unpaid) == "done"
     assert db.record_reminder(unpaid) == "done"
@@ -137,7 +139,7 @@ def test_mark_paid_and_remind(tmp_path: Path) -> None:
 
 def test_a_change_that_may_not_proceed_is_rolled_back(tmp_path: Path) -> None:
     """When proceed() says no (the call was cancelled), nothing is committed."""
-    db = BillingDB.open(tmp_path / "billing.db")
+    db = BillingDB.open(tmp_path / "billing.db").tenant(seed.MAIN_TENANT)
     unpaid = db.list_invoices(status="pending")[0]["id"]
     assert db.mark_paid(unpaid, proceed=lambda: False) == "abandoned"
     assert db.record_reminder(unpaid, proceed=lambda: False) == "abandoned"
@@ -148,8 +150,8 @@ def test_a_change_that_may_not_proceed_is_rolled_back(tmp_path: Path) -> None:
 def test_reopening_keeps_changes(tmp_path: Path) -> None:
     """Opening an existing database does not seed it again."""
     path = tmp_path / "billing.db"
-    BillingDB.open(path).mark_paid("INV-00002")
-    invoice = BillingDB.open(path).get_invoice("INV-00002")
+    BillingDB.open(path).tenant(seed.MAIN_TENANT).mark_paid("INV-00002")
+    invoice = BillingDB.open(path).tenant(seed.MAIN_TENANT).get_invoice("INV-00002")
     assert invoice is not None and invoice["status"] == "paid"
 
 
@@ -197,3 +199,18 @@ def test_default_path_follows_platform_conventions(
 ) -> None:
     """The default database lives in the per-user cache folder of each platform."""
     assert default_path(environ, platform) == Path(expected)
+
+
+def test_a_ledger_sees_its_own_tenant_only(tmp_path: Path) -> None:
+    """Each tenant's ledger reads and changes its rows only; the other's look absent."""
+    opened = BillingDB.open(tmp_path / "billing.db")
+    main, second = opened.tenant(seed.MAIN_TENANT), opened.tenant(seed.SECOND_TENANT)
+    theirs = second.list_invoices()
+    assert len(theirs) == seed.SECOND_INVOICES and len(main.list_invoices()) == seed.INVOICES
+    unpaid = next(r["id"] for r in theirs if r["status"] != "paid")
+    assert main.get_invoice(unpaid) is None and second.get_invoice(unpaid) is not None
+    assert main.mark_paid(unpaid) == "unknown" and main.record_reminder(unpaid) == "unknown"
+    assert second.get_invoice(unpaid)["status"] != "paid"  # type: ignore[index]
+    assert main.get_customer("CUS-0901") is None and second.get_customer("CUS-0001") is None
+    assert {r["tenant_id"] for r in second.list_customers()} == {seed.SECOND_TENANT}
+    assert second.revenue(2024)["months"] != main.revenue(2024)["months"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 
 from examples.billing import __main__ as entry
@@ -74,8 +75,14 @@ def test_database_path_prefers_flag_then_environment_then_default(tmp_path: Path
 def test_app_factory_reads_the_same_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The CLI's ``app`` factory opens the database MCPFUSION_BILLING_DB names, as main does."""
+    """The CLI's ``app`` factory opens the database MCPFUSION_BILLING_DB names when it starts."""
     (tmp_path / "from-env").write_text("not a folder")
     monkeypatch.setenv("MCPFUSION_BILLING_DB", str(tmp_path / "from-env" / "billing.db"))
+    app = entry.app()
+
+    async def start() -> None:
+        async with app.running():
+            raise AssertionError("the lifespan should not start")
+
     with pytest.raises(BillingDatabaseError, match="from-env"):
-        entry.app()
+        anyio.run(start)

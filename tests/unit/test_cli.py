@@ -10,7 +10,8 @@ import pytest
 
 from mcpfusion import HttpOptions
 from mcpfusion._app import Fusion
-from mcpfusion.cli import UsageError, load_app, main, parse_arguments
+from mcpfusion.auth import JWTVerifier
+from mcpfusion.cli import UsageError, build_parser, http_options, load_app, main, parse_arguments
 
 APP_SOURCE = '''
 from mcpfusion._app import Fusion
@@ -263,3 +264,23 @@ def test_run_http_passes_allowed_hosts_and_origins(
     assert first.allowed_hosts == ("a.example:*", "b.example")
     assert first.allowed_origins is None
     assert (second.allowed_hosts, second.allowed_origins) == (None, ("https://ui.example",))
+
+
+def test_auth_flags_map_onto_http_options() -> None:
+    """--auth-* flags become a JWT verifier in HttpOptions.auth; none of them, no auth."""
+    base = ["run", "app.py", "--http"]
+    plain = http_options(build_parser().parse_args(base))
+    assert plain.auth is None
+    flags = [
+        "--auth-issuer=https://id.example",
+        "--auth-jwks-url=https://id.example/jwks.json",
+        "--auth-resource=https://mcp.example/mcp",
+        "--auth-scope=mcp",
+    ]
+    auth = http_options(build_parser().parse_args([*base, *flags])).auth
+    assert auth is not None and isinstance(auth.verifier, JWTVerifier)
+    assert auth.verifier.audience == ["https://mcp.example/mcp"]
+    assert auth.authorization_servers == ("https://id.example",)
+    assert auth.required_scopes == ("mcp",)
+    with pytest.raises(UsageError, match="go together"):
+        http_options(build_parser().parse_args([*base, "--auth-issuer=https://id.example"]))

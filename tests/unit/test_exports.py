@@ -9,9 +9,11 @@ import sys
 from pathlib import Path
 
 import mcpfusion
+import mcpfusion.auth
 import mcpfusion.cli
 import mcpfusion.integrations
 import mcpfusion.integrations.sdk
+import mcpfusion.middleware
 import mcpfusion.server
 import mcpfusion.terminal
 import mcpfusion.testing
@@ -26,6 +28,7 @@ PUBLIC = {
         "Fusion",
         "FusionError",
         "HttpOptions",
+        "Identity",
         "OutputMismatchError",
         "Presenter",
         "PresenterError",
@@ -96,6 +99,32 @@ PUBLIC = {
     ],
     mcpfusion.integrations: [],
     mcpfusion.integrations.sdk: ["mount", "presented", "tools"],
+    mcpfusion.auth: [
+        "ALGORITHMS",
+        "MAX_TOKEN_CHARS",
+        "APIKeyVerifier",
+        "Auth",
+        "IntrospectionVerifier",
+        "JWTVerifier",
+        "Verifier",
+        "VerifierUnavailable",
+        "any_of",
+        "hash_api_key",
+    ],
+    mcpfusion.middleware: [
+        "AUDIT_LOGGER",
+        "Call",
+        "MemoryRateLimitStore",
+        "Middleware",
+        "Next",
+        "RateLimitStore",
+        "audit_log",
+        "audit_record",
+        "by_identity",
+        "error_code",
+        "rate_limit",
+        "tracing",
+    ],
     mcpfusion.cli: [
         "USAGE_ERROR",
         "UsageError",
@@ -117,6 +146,7 @@ PUBLIC_BY_SOURCE = {
 }
 
 SERVING = {
+    "mcpfusion._bearer",
     "mcpfusion._guard",
     "mcpfusion._hotpath",
     "mcpfusion._http",

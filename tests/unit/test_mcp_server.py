@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import anyio
@@ -19,6 +21,7 @@ from mcpfusion._app import Fusion
 from mcpfusion._builder import response
 from mcpfusion._context import Context, Progress
 from mcpfusion._failures import NO_RETRY, preview
+from mcpfusion._identity import Identity
 from mcpfusion._options import http_options
 from mcpfusion.server import (
     asgi_app,
@@ -46,9 +49,17 @@ class StubApp:
         self.cancelled = anyio.Event()
         self.started = anyio.Event()
 
-    def list_tools(self) -> list[dict[str, Any]]:
+    local_identity = None
+
+    def list_tools(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
         self.listed += 1
         return [dict(TOOL)]
+
+    def scope_key(self, identity: Identity | None) -> frozenset[str] | None:
+        return None
+
+    def running(self) -> AbstractAsyncContextManager[None]:
+        return contextlib.nullcontext()
 
     async def call_tool(
         self,
@@ -57,6 +68,7 @@ class StubApp:
         *,
         progress: Progress | None = None,
         meta: Mapping[str, Any] | None = None,
+        identity: Identity | None = None,
     ) -> ToolResponse:
         self.calls.append((name, arguments, meta))
         if self.behaviour == "raise":

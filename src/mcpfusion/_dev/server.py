@@ -252,7 +252,12 @@ def console_app(live: LiveApp, token: str, *, counter: TokenCounter | None = Non
         async def run(
             progress: Callable[[float, float | None, str | None], Awaitable[None]],
         ) -> ToolResponse:
-            return await app.call_tool(name, arguments, progress=progress)
+            # As the process owner (the app's local identity), inside the app's lifespan
+            # (started for the call unless something else keeps it running).
+            async with app.running():
+                return await app.call_tool(
+                    name, arguments, progress=progress, identity=app.local_identity
+                )
 
         return CallStream(run, counter, arguments)
 

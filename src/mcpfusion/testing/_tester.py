@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Mapping
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import anyio
 
 from mcpfusion._app import Fusion
 from mcpfusion._context import ContextFactory
+from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._schema import DISCRIMINATOR
 from mcpfusion.testing._result import CallResult, ProgressEvent
 
@@ -23,10 +26,17 @@ class FusionTester:
         result = await tester.call("billing", "get_invoice", invoice_id="INV-00001")
         assert result.system_rules == ("amount_cents is in CENTS.",)
 
+    An app with a lifespan is tested inside it, which runs it as serving does::
+
+        async with FusionTester(app, identity=Identity("alice", scopes={"billing:read"})) as tester:
+            result = await tester.call("billing", "list_invoices")
+
     Args:
         app: the application under test.
         context: a context factory used instead of the app's (for fakes).
         meta: request metadata every call carries.
+        identity: the caller of every call (``None``: anonymous); ``as_caller`` makes a
+            tester for another one.
     """
 
     def __init__(
@@ -35,14 +45,40 @@ class FusionTester:
         *,
         context: ContextFactory | None = None,
         meta: Mapping[str, Any] | None = None,
+        identity: Identity | None = None,
     ) -> None:
         self.app = app
+        self.identity = identity
         self._context = context
         self._meta = meta
+        self._running: contextlib.AsyncExitStack | None = None
+
+    async def __aenter__(self) -> Self:
+        """Starts the app's lifespan (once, however many testers enter it)."""
+        stack = contextlib.AsyncExitStack()
+        await stack.enter_async_context(self.app.running())
+        self._running = stack
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """Shuts the lifespan down when the last tester leaves it."""
+        stack, self._running = self._running, None
+        if stack is not None:
+            await stack.aclose()
+
+    def as_caller(self, identity: Identity | None) -> FusionTester:
+        """A tester of the same app (and lifespan) whose calls come from ``identity``."""
+        other = FusionTester(self.app, context=self._context, meta=self._meta, identity=identity)
+        return other
 
     def list_tools(self) -> list[dict[str, Any]]:
-        """Exactly what ``tools/list`` shows."""
-        return self.app.list_tools()
+        """Exactly what ``tools/list`` shows this tester's caller."""
+        return self.app.list_tools(scopes_of(self.identity))
 
     async def call(self, tool: str, action: str | None = None, /, **arguments: Any) -> CallResult:
         """Calls ``action`` of ``tool`` with keyword arguments.
@@ -66,7 +102,12 @@ class FusionTester:
             events.append(ProgressEvent(done, total, message))
 
         response = await self.app.call_tool(
-            name, arguments, progress=record, meta=self._meta, context=self._context
+            name,
+            arguments,
+            progress=record,
+            meta=self._meta,
+            context=self._context,
+            identity=self.identity,
         )
         return CallResult(response, tuple(events))
 

@@ -1,0 +1,157 @@
+"""Middleware: functions ``(call, call_next)`` around every call, composed once into a chain."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from mcpfusion._context import Request
+from mcpfusion._errors import DefinitionError
+from mcpfusion._failures import from_exception
+from mcpfusion._identity import Identity
+from mcpfusion._response import ToolResponse
+
+
+class Call:
+    """One call as middleware sees it: who, what, with which arguments.
+
+    Every call that names an existing action passes through the middleware, also one
+    the framework refuses before its handler runs (``rejected``: a missing scope, invalid
+    arguments), so an audit log or a rate limit sees it too.
+
+    Attributes:
+        tool: the tool's name.
+        action: the action's name.
+        arguments: the validated arguments the handler receives, by parameter name
+            (empty when ``rejected``); read them, do not change them.
+        identity: the caller, or ``None`` when anonymous. A middleware may replace it,
+            e.g. with ``call.identity.with_tenant(...)``; the handler's ``ctx.identity``
+            is what it is when the chain reaches the handler.
+        meta: the request's metadata.
+        state: the app's state (what its lifespan yielded), or ``None``.
+        requires: the scopes the action needs.
+        timeout: the action's ``timeout=`` in seconds, or ``None``.
+        loggable: the argument names the action marks safe to log.
+        values: what middleware adds for the handler; it reads them as ``ctx.values``.
+        around_render: when set, a function returning the context manager the handler's
+            value is rendered in (tracing opens the render's span with it).
+    """
+
+    __slots__ = (
+        "_rejection",
+        "_request",
+        "_target",
+        "action",
+        "arguments",
+        "around_render",
+        "identity",
+        "loggable",
+        "meta",
+        "requires",
+        "state",
+        "timeout",
+        "tool",
+        "values",
+    )
+
+    def __init__(
+        self,
+        request: Request,
+        arguments: Mapping[str, Any],
+        *,
+        requires: frozenset[str],
+        timeout: float | None,
+        loggable: tuple[str, ...],
+        rejection: ToolResponse | None = None,
+        target: tuple[Any, ...] = (),
+    ) -> None:
+        self._request = request
+        self._rejection = rejection
+        self._target = target  # what the innermost step needs to run the handler
+        self.tool = request.tool
+        self.action = request.action
+        self.arguments = arguments
+        self.identity: Identity | None = request.identity
+        self.meta = request.meta
+        self.state = request.state
+        self.requires = requires
+        self.timeout = timeout
+        self.loggable = loggable
+        self.values: dict[str, Any] = {}
+        self.around_render: Callable[[], AbstractContextManager[Any]] | None = None
+
+    @property
+    def rejected(self) -> bool:
+        """Whether the framework refused the call before its handler (its handler never runs)."""
+        return self._rejection is not None
+
+    @property
+    def request(self) -> Request:
+        """The request the handler's context is built from (with the current identity)."""
+        request = self._request
+        if request.identity is not self.identity or self.values:
+            request = request.derived(self.identity, self.values)
+        return request
+
+    def __repr__(self) -> str:
+        who = self.identity.subject if self.identity else None
+        return f"Call({self.tool!r}, {self.action!r}, subject={who!r})"
+
+
+Next = Callable[[Call], Awaitable[ToolResponse]]
+"""What a middleware calls to run the rest of the chain: ``await call_next(call)``."""
+
+Middleware = Callable[[Call, Next], Awaitable[ToolResponse]]
+"""An async function ``(call, call_next) -> ToolResponse`` around every call."""
+
+
+def check_middleware(middleware: Any) -> Middleware:
+    """Checks a middleware where it is registered.
+
+    Raises:
+        DefinitionError: if it is not an async function of ``(call, call_next)``.
+    """
+    call = getattr(middleware, "__call__", None)  # noqa: B004 - objects with an async __call__
+    if not (inspect.iscoroutinefunction(middleware) or inspect.iscoroutinefunction(call)):
+        raise DefinitionError(
+            f"a middleware is an async function (call, call_next); got {middleware!r}"
+        )
+    try:
+        inspect.signature(middleware).bind(None, None)
+    except TypeError:
+        raise DefinitionError(
+            f"a middleware takes two arguments (call, call_next): {middleware!r}"
+        ) from None
+    except ValueError:  # no signature to read: trust it
+        pass
+    result: Middleware = middleware
+    return result
+
+
+def compose(middleware: Sequence[Middleware], endpoint: Next) -> Next:
+    """The chain: ``middleware[0]`` runs first and ``endpoint`` last.
+
+    Each layer turns what its middleware raises into the result the model reads (a
+    ``ToolError`` short-circuits the call with its envelope), so the layers outside see a
+    response, never an exception; cancellation propagates.
+    """
+    chain = endpoint
+    for layer in reversed(middleware):
+        chain = _layer(layer, chain)
+    return chain
+
+
+def _layer(middleware: Middleware, call_next: Next) -> Next:
+    async def run(call: Call) -> ToolResponse:
+        try:
+            response = await middleware(call, call_next)
+        except Exception as exc:  # cancellation is a BaseException: it propagates
+            return from_exception(exc, call.tool, call.action)
+        if not isinstance(response, ToolResponse):
+            exc = TypeError(f"middleware {middleware!r} returned {type(response).__name__}")
+            return from_exception(exc, call.tool, call.action)
+        return response
+
+    return run

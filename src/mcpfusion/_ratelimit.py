@@ -1,0 +1,102 @@
+"""The rate-limit middleware: a token bucket per identity, in a store that may be shared."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Final, Protocol, runtime_checkable
+
+from mcpfusion._errors import DefinitionError
+from mcpfusion._failures import rate_limited
+from mcpfusion._middleware import Call, Middleware, Next
+from mcpfusion._response import ToolResponse
+
+MEMORY_BUCKETS: Final = 100_000
+"""The in-memory store forgets the least recently used buckets beyond this many."""
+
+
+@runtime_checkable
+class RateLimitStore(Protocol):
+    """Where token buckets live: this process's memory, or a store servers share."""
+
+    async def take(self, key: str, rate: float, burst: int) -> float:
+        """Takes one token from ``key``'s bucket.
+
+        A bucket holds at most ``burst`` tokens and gains ``rate`` tokens a second.
+
+        Returns:
+            ``0`` when a token was taken; else the seconds until one will be there.
+        """
+        ...
+
+
+class MemoryRateLimitStore:
+    """Token buckets in this process's memory (each server process counts on its own)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        # A dict keeps insertion order: popping and re-inserting a key makes it the most
+        # recently used, so the first key is the one to forget.
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    async def take(self, key: str, rate: float, burst: int) -> float:
+        """Takes one token from ``key``'s bucket; see ``RateLimitStore.take``."""
+        now = self._clock()
+        buckets = self._buckets
+        tokens, last = buckets.pop(key, (burst, now))
+        tokens = min(burst, tokens + (now - last) * rate)
+        wait = 0.0
+        if tokens >= 1:
+            tokens -= 1
+        else:
+            wait = (1 - tokens) / rate
+        buckets[key] = (tokens, now)
+        if len(buckets) > MEMORY_BUCKETS:
+            del buckets[next(iter(buckets))]  # a full bucket: forgetting it changes nothing
+        return wait
+
+
+def by_identity(call: Call) -> str:
+    """The default bucket key: the caller's subject (one shared bucket for anonymous ones)."""
+    identity = call.identity
+    if identity is None:
+        return "anonymous"
+    issuer = identity.claims.get("iss")
+    return identity.subject if issuer is None else f"{issuer}|{identity.subject}"
+
+
+def rate_limit(
+    rate: float,
+    burst: int,
+    *,
+    store: RateLimitStore | None = None,
+    key: Callable[[Call], str] = by_identity,
+) -> Middleware:
+    """A middleware allowing each caller ``burst`` calls at once and ``rate`` a second after.
+
+    A call over the limit is not run: the agent gets ``RATE_LIMITED`` with ``retry_after``,
+    the whole seconds until its next call would pass.
+
+    Args:
+        rate: calls a second a caller regains.
+        burst: the most calls a caller may make at once.
+        store: where the buckets live (``MemoryRateLimitStore()`` by default).
+        key: the bucket of a call (``by_identity`` by default).
+
+    Raises:
+        DefinitionError: on a rate or burst that is not positive.
+    """
+    if isinstance(rate, bool) or not isinstance(rate, int | float) or not rate > 0:
+        raise DefinitionError(f"rate is a positive number of calls a second; got {rate!r}")
+    if isinstance(burst, bool) or not isinstance(burst, int) or burst < 1:
+        raise DefinitionError(f"burst is a whole number of calls, at least 1; got {burst!r}")
+    buckets = store if store is not None else MemoryRateLimitStore()
+
+    async def limit(call: Call, call_next: Next) -> ToolResponse:
+        wait = await buckets.take(key(call), rate, burst)
+        if wait > 0:
+            raise rate_limited(max(1, math.ceil(wait)))
+        return await call_next(call)
+
+    return limit

@@ -1,0 +1,38 @@
+"""HTTP authorization: the ``Auth`` option and the token verifiers.
+
+    from mcpfusion.auth import Auth, JWTVerifier
+
+    auth = Auth(
+        verifier=JWTVerifier(issuer=ISSUER, audience=URL, jwks_url=f"{ISSUER}/jwks.json"),
+        resource=URL,
+        authorization_servers=[ISSUER],
+    )
+    app.run("http", auth=auth)
+
+Importing this module loads PyJWT and the HTTP client; ``import mcpfusion`` does not.
+"""
+
+from mcpfusion._auth import (
+    MAX_TOKEN_CHARS,
+    APIKeyVerifier,
+    Auth,
+    Verifier,
+    VerifierUnavailable,
+    any_of,
+    hash_api_key,
+)
+from mcpfusion._introspection import IntrospectionVerifier
+from mcpfusion._jwt import ALGORITHMS, JWTVerifier
+
+__all__ = [
+    "ALGORITHMS",
+    "MAX_TOKEN_CHARS",
+    "APIKeyVerifier",
+    "Auth",
+    "IntrospectionVerifier",
+    "JWTVerifier",
+    "Verifier",
+    "VerifierUnavailable",
+    "any_of",
+    "hash_api_key",
+]

@@ -1,0 +1,37 @@
+"""An app whose lifespan records its start and stop in a file, for the signal tests."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from mcpfusion import Context, Fusion
+
+LOG = Path(os.environ.get("LIFESPAN_LOG", os.devnull))
+
+
+def _note(event: str) -> None:
+    with LOG.open("a") as log:
+        log.write(f"{event} {os.getpid()}\n")
+
+
+@asynccontextmanager
+async def lifespan(app: Fusion) -> AsyncIterator[dict[str, int]]:
+    """Records start and stop around serving."""
+    _note("start")
+    try:
+        yield {"calls": 0}
+    finally:
+        _note("stop")
+
+
+app = Fusion("lifespan", lifespan=lifespan)
+
+
+@app.tool("ops", exposition="flat").action
+async def ping(ctx: Context) -> str:
+    """Answers pong, counting calls in the state."""
+    ctx.state["calls"] += 1
+    return "pong"
