@@ -1,8 +1,19 @@
-"""Token counts (o200k) of indented JSON, compact JSON and TOON for uniform 8-field rows.
+"""Token counts (o200k): the data formats, and what the billing example costs the model.
 
-The texts are the data blocks mcpfusion sends in its three formats (``response(rows,
-data_format=...)``, so the TOON text is exactly ``toon_success``'s). Target (SPEC §10,
-issue 2): TOON is at most 0.5x the tokens of indented JSON at 1,000 and 10,000 rows.
+1. Uniform 8-field rows: the data blocks mcpfusion sends in its three formats
+   (``response(rows, data_format=...)``, so the TOON text is exactly ``toon_success``'s).
+   Target (SPEC §10, issue 2): TOON is at most 0.5x the tokens of indented JSON at 1,000
+   and 10,000 rows.
+2. The billing example (issue 11), for ``list_invoices`` (50 rows: the Presenter's limit)
+   and ``get_invoice``: (a) compact JSON of the same masked data, what a plain server
+   sends; (b) mcpfusion's default response; (c) mcpfusion with ``data_format="toon"`` and
+   UI blocks for the user, counting only the blocks the model reads. Target: (c) at most
+   0.8x (a) on the list, while (c) still carries its rules and its suggestion.
+3. The billing example's ``tools/list`` (what ``mcpfusion inspect`` counts): lean
+   definitions at most 0.8x the full definitions of the same app. The issue set 0.8x the
+   862 tokens the full definitions cost then; the example has since gained input
+   constraints (id patterns and lengths, 28 tokens in either form), so the baseline is the
+   same app's full definitions, and the ratio to 862 is printed beside it.
 
 Run: ``python -m benchmarks.tokens [--json]``; with ``--json`` the last line is one JSON
 object of the figures.
@@ -12,14 +23,26 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
+import anyio
+
 from benchmarks.timing import all_passed, report, target
-from mcpfusion import response
-from mcpfusion.terminal import TokenCounter
+from examples.billing.server import create_app
+from examples.billing.tenants import LOCAL_OPERATOR
+from mcpfusion import ToolResponse, response
+from mcpfusion.terminal import TokenCounter, definition_json
+from mcpfusion.testing import FusionTester
 
 SIZES = (1_000, 10_000)
 MAX_TOON_VS_INDENTED = 0.5
+MAX_LEAN_VS_PLAIN = 0.8
+TOOLS_LIST_BEFORE = 862
+"""The billing example's tools/list before issue 11, as ``mcpfusion inspect`` counted it."""
+MAX_TOOLS_LIST = 0.8
+CALLS = {"list_invoices": {}, "get_invoice": {"invoice_id": "INV-00002"}}
 CITIES = ("Lisbon", "São Paulo", "New York", "Berlin", "Tokyo", "Nairobi", "Toronto")
 
 
@@ -61,12 +84,87 @@ def measure() -> dict[str, Any]:
     return figures
 
 
+def model_tokens(counter: TokenCounter, result: ToolResponse) -> int:
+    """The tokens of the blocks the model reads: all but those meant for the user only."""
+    return sum(
+        counter.count(block)
+        for index, block in enumerate(result.blocks)
+        if (marks := result.annotations_of(index)) is None or marks.audience != ("user",)
+    )
+
+
+async def measure_billing(counter: TokenCounter, db: Path) -> dict[str, Any]:
+    """The billing example's calls in (a), (b) and (c), and its tools/list, full and lean.
+
+    The calls come from the example's local operator (its main tenant), inside each app's
+    lifespan, as ``mcpfusion call`` makes them.
+    """
+    figures: dict[str, Any] = {"calls": {}, "targets": {}}
+    async with (
+        FusionTester(create_app(db), identity=LOCAL_OPERATOR) as default,
+        FusionTester(
+            create_app(db, data_format="toon", ui_audience="user"), identity=LOCAL_OPERATOR
+        ) as lean,
+    ):
+        results = {
+            action: (
+                await default.call("billing", action, **arguments),
+                await lean.call("billing", action, **arguments),
+            )
+            for action, arguments in CALLS.items()
+        }
+    for action, (plain, chosen) in results.items():
+        compact = response(plain.data, data_format="compact").build().blocks[0]
+        a = counter.count(compact)
+        c = model_tokens(counter, chosen.response)
+        figures["calls"][action] = {
+            "a_compact_json": a,
+            "b_default": model_tokens(counter, plain.response),
+            "c_toon_user_ui": c,
+            "c_vs_a": round(c / a, 3),
+            "c_carries_rules_and_suggestion": bool(chosen.system_rules and chosen.suggestions),
+        }
+    listed = figures["calls"]["list_invoices"]
+    ratio = listed["c_vs_a"] if listed["c_carries_rules_and_suggestion"] else float("inf")
+    figures["targets"]["list_invoices_c_vs_a"] = target(ratio, MAX_LEAN_VS_PLAIN)
+    tools = {
+        kind: sum(map(counter.count, map(definition_json, app.list_tools())))
+        for kind, app in (
+            ("full", create_app(db, definitions="full")),
+            ("lean", create_app(db)),
+        )
+    }
+    figures["tools_list"] = {
+        "before_issue_11": TOOLS_LIST_BEFORE,
+        **tools,
+        "lean_vs_before": round(tools["lean"] / TOOLS_LIST_BEFORE, 3),
+    }
+    figures["targets"]["tools_list_lean_vs_full"] = target(
+        tools["lean"] / tools["full"], MAX_TOOLS_LIST
+    )
+    return figures
+
+
+def print_table(figures: dict[str, Any]) -> None:
+    """The billing table: one line per call, (a), (b), (c) and (c)/(a)."""
+    print(f"{'billing call':<16}{'(a) JSON':>10}{'(b) default':>13}{'(c) TOON+UI':>13}{'c/a':>7}")
+    for action, row in figures["calls"].items():
+        print(
+            f"{action:<16}{row['a_compact_json']:>10}{row['b_default']:>13}"
+            f"{row['c_toon_user_ui']:>13}{row['c_vs_a']:>7.2f}"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Prints the token counts and PASS/FAIL; returns 1 if a target fails."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="end with one JSON line of figures")
     args = parser.parse_args(argv)
     figures = measure()
+    with tempfile.TemporaryDirectory() as folder:
+        counter = TokenCounter()
+        figures["billing"] = anyio.run(measure_billing, counter, Path(folder) / "b.db")
+    print_table(figures["billing"])
     report(figures, args.json)
     return 0 if all_passed(figures) else 1
 

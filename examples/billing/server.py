@@ -10,7 +10,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -68,11 +68,20 @@ def ledger(state: BillingState, ctx: Context) -> Ledger:
     return state.db.tenant(tenant)
 
 
-def create_app(db_path: str | os.PathLike[str]) -> Fusion:
+def create_app(
+    db_path: str | os.PathLike[str],
+    *,
+    data_format: Literal["json", "compact", "toon"] | None = None,
+    ui_audience: Literal["user"] | None = None,
+    definitions: Literal["full", "lean"] = "lean",
+) -> Fusion:
     """Builds the billing server over the database at ``db_path``, opened when it starts.
 
     Tools ``billing``, ``customers`` and ``reports``; reading needs ``billing:read``,
-    ``remind`` and ``mark_paid`` need ``billing:write``.
+    ``remind`` and ``mark_paid`` need ``billing:write``. Its tool definitions are lean
+    unless told (no token spent on what the model learns elsewhere); ``data_format`` and
+    ``ui_audience`` are the app's choices for its Presenters (indented JSON, UI blocks for
+    everyone, unless given).
 
     Raises (when serving starts):
         BillingDatabaseError: if the database cannot be opened or seeded.
@@ -83,7 +92,13 @@ def create_app(db_path: str | os.PathLike[str]) -> Fusion:
         yield BillingState(BillingDB.open(db_path))
 
     app = Fusion(
-        "billing-server", version="0.1.0", lifespan=lifespan, local_identity=LOCAL_OPERATOR
+        "billing-server",
+        version="0.1.0",
+        lifespan=lifespan,
+        local_identity=LOCAL_OPERATOR,
+        definitions=definitions,
+        data_format=data_format,
+        ui_audience=ui_audience,
     )
     app.middleware(audit_log())
     billing = app.tool(

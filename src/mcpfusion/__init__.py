@@ -17,6 +17,7 @@ from mcpfusion._options import HttpOptions
 from mcpfusion._parts import ResponseView, Suggestion, UIBlock
 from mcpfusion._presenter import Presenter, suggest
 from mcpfusion._response import (
+    BlockAnnotations,
     ToolResponse,
     error,
     require_view,
@@ -30,6 +31,7 @@ from mcpfusion._response import (
 from mcpfusion._tool import Tool
 
 __all__ = [
+    "BlockAnnotations",
     "Context",
     "DefinitionError",
     "ErrorEnvelope",

@@ -17,9 +17,11 @@ from mcpfusion._builder import ResponseBuilder, as_response
 from mcpfusion._context import Context, Request
 from mcpfusion._errors import DefinitionError
 from mcpfusion._jsonschema import QuietJsonSchema
+from mcpfusion._parts import ResponseView
 from mcpfusion._presenter import Presenter
-from mcpfusion._response import ToolResponse, success
+from mcpfusion._response import ToolResponse, render, success
 from mcpfusion._structured import OutputSchema, failed
+from mcpfusion._style import APP_DEFAULT, Style
 from mcpfusion._threads import run_in_thread
 
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -75,6 +77,7 @@ class Action:
         timeout: float | None = None,
         loggable: Collection[str] = (),
         state_type: type | None = None,
+        style: Style = APP_DEFAULT,
     ) -> None:
         owner = f"{tool}/{name}"
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -120,6 +123,8 @@ class Action:
                 f"{owner}: timeout is a positive number of seconds; got {timeout!r}"
             )
         self.timeout: float | None = timeout
+        self.style = style
+        """The app's style: how a Presenter or a plain value is written unless it says."""
         self.is_async = _is_async(handler)
         fields, names, injected = _signature(owner, handler, context_type, reserved, state_type)
         self.injected: tuple[tuple[str, type], ...] = tuple(
@@ -212,25 +217,36 @@ class Action:
                 return output.resend(as_response(value), select)
             case _ if output is not None:
                 return output.respond(value, select)
-        return await present_off_loop(value, presenter, context, select)
+        return await present_off_loop(value, presenter, context, select, self.style)
 
 
 async def present_off_loop(
-    value: Any, presenter: Presenter | None, context: Any, select: Sequence[str] | None = None
+    value: Any,
+    presenter: Presenter | None,
+    context: Any,
+    select: Sequence[str] | None = None,
+    style: Style = APP_DEFAULT,
 ) -> ToolResponse:
     """``wrap``, with a large presentation run in a worker thread.
 
     One big call then does not stall every other call on the server.
     """
     if presenter is not None and isinstance(value, list | tuple) and len(value) >= OFF_LOOP_ROWS:
-        return await anyio.to_thread.run_sync(presenter.present, value, context, select)
-    return wrap(value, presenter, context, select)
+        present = functools.partial(presenter.present, style=style)
+        return await anyio.to_thread.run_sync(present, value, context, select)
+    return wrap(value, presenter, context, select, style)
 
 
 def wrap(
-    value: Any, presenter: Presenter | None, context: Any, select: Sequence[str] | None = None
+    value: Any,
+    presenter: Presenter | None,
+    context: Any,
+    select: Sequence[str] | None = None,
+    style: Style = APP_DEFAULT,
 ) -> ToolResponse:
     """SPEC §13's one wrapping rule, for an action without an output schema.
+
+    ``style`` is the app's: how a Presenter or a plain value is written unless it says.
 
     Raises:
         PresenterError, SerializationError: server defects.
@@ -243,9 +259,9 @@ def wrap(
         case None:
             return success(None)
         case _ if presenter is not None:
-            return presenter.present(value, context, select)
+            return presenter.present(value, context, select, style=style)
         case _:
-            return success(value)
+            return render(ResponseView(value), style.format, delimiter=style.toon_delimiter)
 
 
 class _StateMarker:

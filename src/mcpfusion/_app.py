@@ -13,8 +13,9 @@ import anyio
 from pydantic import ValidationError
 
 from mcpfusion._action import Action
-from mcpfusion._catalog import Catalog, Route
+from mcpfusion._catalog import DEFINITIONS, Catalog, Definitions, Route
 from mcpfusion._context import NO_META, Context, ContextFactory, Progress, Request
+from mcpfusion._datablock import DataFormat, Delimiter
 from mcpfusion._errors import DefinitionError
 from mcpfusion._failures import (
     forbidden,
@@ -31,6 +32,7 @@ from mcpfusion._middleware import Call, Middleware, Next, check_middleware, comp
 from mcpfusion._options import HttpOptions
 from mcpfusion._response import ToolResponse
 from mcpfusion._schema import DISCRIMINATOR, SELECT
+from mcpfusion._style import Audience, Style
 from mcpfusion._tool import Exposition, Tool
 from mcpfusion._validation import arguments_problem, field_problems, select_problems
 
@@ -60,6 +62,13 @@ class Fusion:
         local_identity: the caller over stdio and for ``mcpfusion call``: the process
             owner, whom a local transport cannot tell from anyone else. ``None``
             (anonymous) by default, which cannot call actions that require scopes.
+        data_format: the data format of Presenters that choose none, and of plain values
+            handlers return: ``"json"`` (indented, default), ``"compact"`` or ``"toon"``.
+        delimiter: the TOON delimiter there: ``"|"`` (default), ``","`` or ``"\t"``.
+        ui_audience: ``"user"`` sends Presenters' UI blocks for the user's eyes only
+            (``audience: ["user"]``), unless a Presenter says otherwise.
+        definitions: ``"full"`` (default) or ``"lean"``: tool definitions without what
+            costs tokens and tells the model nothing new (``_lean``).
 
     Define, then serve: ``list_tools()`` and ``call_tool()`` read a catalog of what the app
     serves, built once from its tools (again only if a definition changes it); serving the
@@ -77,6 +86,10 @@ class Fusion:
         context: ContextFactory | None = None,
         lifespan: LifespanFactory | None = None,
         local_identity: Identity | None = None,
+        data_format: DataFormat | None = None,
+        delimiter: Delimiter | None = None,
+        ui_audience: Audience | None = None,
+        definitions: Definitions = "full",
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("a Fusion app needs a non-empty name")
@@ -90,6 +103,13 @@ class Fusion:
             raise DefinitionError(f"app '{name}': lifespan must be callable (app) -> context")
         if local_identity is not None and not isinstance(local_identity, Identity):
             raise DefinitionError(f"app '{name}': local_identity must be an Identity or None")
+        if definitions not in DEFINITIONS:
+            raise DefinitionError(f"app '{name}': definitions must be one of {DEFINITIONS}")
+        try:
+            self._style = Style(data_format, delimiter, ui_audience)
+        except DefinitionError as exc:
+            raise DefinitionError(f"app '{name}': {exc}") from None
+        self.definitions: Definitions = definitions
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -116,15 +136,21 @@ class Fusion:
         exposition: Exposition = "grouped",
         separator: str = "_",
         requires: Collection[str] = (),
+        instructions: str = "",
+        split_names: tuple[str, str] | None = None,
     ) -> Tool:
         """Creates a tool; declare its actions with ``@tool.action(...)``.
 
         Args:
             name: the MCP tool name (grouped) or the prefix of each action's (flat).
             description: what the tool is for; the first line of its description.
-            exposition: ``"grouped"`` (one MCP tool with an ``action`` argument) or
-                ``"flat"`` (one MCP tool per action, named ``{tool}{separator}{action}``).
-            separator: joins tool and action names in flat exposition.
+            exposition: ``"grouped"`` (one MCP tool with an ``action`` argument),
+                ``"flat"`` (one MCP tool per action, named ``{tool}{separator}{action}``)
+                or ``"split"`` (two grouped tools: the read-only actions, and the others).
+            separator: joins tool and action names in flat exposition (and the default
+                name of a split tool's second half, ``{tool}{separator}write``).
+            instructions: how to use the tool, appended to its description.
+            split_names: the two names of a split tool, read-only first.
             requires: the scopes each action needs unless it says otherwise.
 
         Raises:
@@ -140,6 +166,8 @@ class Fusion:
             exposition=exposition,
             separator=separator,
             requires=requires,
+            instructions=instructions,
+            split_names=split_names,
         )
         self._defining(tool, tool.listed_names)
         self._tools[name] = tool
@@ -179,6 +207,11 @@ class Fusion:
         self._middleware.append(checked)
         return middleware
 
+    @property
+    def style(self) -> Style:
+        """How responses are written where a Presenter (or a plain value) leaves it open."""
+        return self._style
+
     def running(self) -> AbstractAsyncContextManager[Any]:
         """Runs the app's lifespan: ``async with app.running() as state: ...``.
 
@@ -201,7 +234,7 @@ class Fusion:
 
     def _frozen(self) -> Catalog:
         if self._catalog is None:
-            self._catalog = Catalog.build(self._tools.values())
+            self._catalog = Catalog.build(self._tools.values(), lean=self.definitions == "lean")
             self._chain = compose(self._middleware, self._endpoint) if self._middleware else None
         return self._catalog
 
@@ -264,17 +297,19 @@ class Fusion:
             return validation_failure(target, [arguments_problem(arguments)])
         args = dict(arguments) if arguments else {}
         if action is None:
-            visible = catalog.visible_actions(tool, scopes_of(identity))
+            visible = catalog.visible_actions(route, scopes_of(identity))
             if DISCRIMINATOR not in args:
-                return missing_discriminator(tool.name, visible)
+                return missing_discriminator(route.name, visible)
             chosen = args.pop(DISCRIMINATOR)
-            action = tool.get(chosen) if isinstance(chosen, str) else None
+            action = route.actions.get(chosen) if isinstance(chosen, str) else None
             if action is None:
-                return unknown_action(tool.name, chosen, visible)
+                elsewhere = catalog.visible_elsewhere(route, scopes_of(identity))
+                return unknown_action(route.name, chosen, visible, elsewhere)
         request = Request(
             tool.name, action.name, meta or NO_META, progress, identity, self._lifespan.state
         )
-        return await self._run(route, action, args, request, context or self._factory)
+        response = await self._run(route, action, args, request, context or self._factory)
+        return catalog.targets.checked(response, route)
 
     async def _run(
         self,

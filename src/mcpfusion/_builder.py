@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Self
 
-from mcpfusion._datablock import DATA_FORMATS, DataFormat
+from mcpfusion._datablock import DATA_FORMATS, DELIMITERS, DataFormat, Delimiter
 from mcpfusion._parts import BULLET_KINDS, ResponseView, Suggestion, UIBlock
 from mcpfusion._response import ToolResponse, render, success
 
@@ -19,15 +19,40 @@ class ResponseBuilder:
     Attributes:
         data: the value of the data block; it may be replaced before ``build()``.
         data_format: ``"json"`` (indented, default), ``"compact"`` or ``"toon"``.
+        delimiter: the TOON delimiter, ``"|"`` (default), ``","`` or ``"\t"``.
+        user_ui: annotate UI blocks and embeds for the user only (``audience: ["user"]``).
     """
 
-    __slots__ = ("_bullets", "_embeds", "_ui", "data", "data_format")
+    __slots__ = (
+        "_bullets",
+        "_embeds",
+        "_finish",
+        "_shared_ui",
+        "_ui",
+        "data",
+        "data_format",
+        "delimiter",
+        "user_ui",
+    )
 
-    def __init__(self, data: Any, *, data_format: DataFormat = "json") -> None:
+    def __init__(
+        self,
+        data: Any,
+        *,
+        data_format: DataFormat = "json",
+        delimiter: Delimiter = "|",
+        user_ui: bool = False,
+    ) -> None:
         if data_format not in DATA_FORMATS:
             raise ValueError(f"data_format must be one of {DATA_FORMATS}; got {data_format!r}")
+        if delimiter not in DELIMITERS:
+            raise ValueError(f"delimiter must be one of {DELIMITERS}; got {delimiter!r}")
         self.data = data
         self.data_format: DataFormat = data_format
+        self.delimiter: Delimiter = delimiter
+        self.user_ui = user_ui
+        self._shared_ui = 0  # leading UI blocks the model reads even with user_ui
+        self._finish: Callable[[ResponseView], ResponseView] | None = None
         self._ui: list[UIBlock] = []
         self._embeds: list[UIBlock] = []
         # The entries of each bullet kind, by ResponseView field (SPEC §2 kinds 4 to 6).
@@ -36,6 +61,21 @@ class ResponseBuilder:
     def ui(self, *blocks: UIBlock | None) -> Self:
         """Adds UI blocks (kind 2), in order; ``None`` entries are skipped."""
         add_checked(self._ui, blocks, UIBlock, "ui")
+        return self
+
+    def notice(self, block: UIBlock | None) -> Self:
+        """Adds a UI block the model reads even when UI goes to the user (a truncation
+        notice), ahead of every other UI block; ``None`` is skipped."""
+        added: list[UIBlock] = []
+        add_checked(added, [block], UIBlock, "notice")
+        for notice in added:
+            self._ui.insert(self._shared_ui, notice)
+            self._shared_ui += 1
+        return self
+
+    def finishing(self, step: Callable[[ResponseView], ResponseView]) -> Self:
+        """Sets a last step that rewrites the parts before they are rendered (redaction)."""
+        self._finish = step
         return self
 
     def embed(self, *blocks: UIBlock | None) -> Self:
@@ -82,7 +122,14 @@ class ResponseBuilder:
 
     def build(self) -> ToolResponse:
         """Renders the blocks in SPEC §2 order; the response carries its structured view."""
-        return render(self.view(), self.data_format)
+        view = self.view() if self._finish is None else self._finish(self.view())
+        return render(
+            view,
+            self.data_format,
+            delimiter=self.delimiter,
+            user_ui=self.user_ui,
+            shared_ui=self._shared_ui,
+        )
 
 
 def add_checked(target: list[Any], values: Iterable[Any], kind: type, what: str) -> None:
@@ -101,9 +148,11 @@ def add_checked(target: list[Any], values: Iterable[Any], kind: type, what: str)
         target.append(value)
 
 
-def response(data: Any, *, data_format: DataFormat = "json") -> ResponseBuilder:
+def response(
+    data: Any, *, data_format: DataFormat = "json", delimiter: Delimiter = "|"
+) -> ResponseBuilder:
     """Starts a response whose data block holds ``data``."""
-    return ResponseBuilder(data, data_format=data_format)
+    return ResponseBuilder(data, data_format=data_format, delimiter=delimiter)
 
 
 def as_response(value: Any) -> ToolResponse:

@@ -9,16 +9,18 @@ import pydantic_core
 import toon_format
 
 from mcpfusion._errors import SerializationError
-from mcpfusion._format import neutralize, neutralize_json, scrub
+from mcpfusion._format import neutralize, neutralize_json
+from mcpfusion._repair import repaired
 
 DataFormat = Literal["json", "compact", "toon"]
 DATA_FORMATS: tuple[DataFormat, ...] = ("json", "compact", "toon")
 
+Delimiter = Literal["|", ",", "\t"]
+DELIMITERS: tuple[Delimiter, ...] = ("|", ",", "\t")
+"""The delimiters a TOON data block may use (``|`` by default)."""
+
 EMPTY_TEXT = "OK"
 """What the data block says for ``None`` and ``""``."""
-
-# The reason pydantic-core gives when a string holds a lone surrogate (UnicodeEncodeError's).
-_SURROGATE_ERROR = "surrogates not allowed"
 
 CHUNK_ROWS = 2_000
 """Items serialized per call in a long list. Each pydantic-core call holds the GIL: 100k
@@ -46,32 +48,27 @@ def to_json(value: Any, *, indent: int | None = 2) -> str:
 
 
 def _raw(value: Any, indent: int | None) -> bytes:
-    """pydantic-core's JSON of ``value``, lone surrogates written U+FFFD."""
+    """pydantic-core's JSON of ``value``, retried without ``MISSING`` and lone surrogates.
+
+    Raises:
+        SerializationError: if the value still cannot be serialized.
+    """
     try:
         return pydantic_core.to_json(value, indent=indent, inf_nan_mode="null")
     except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
-        return pydantic_core.to_json(_scrubbed(value, exc), indent=indent)
+        return pydantic_core.to_json(_repaired(value, exc), indent=indent)
 
 
-def _scrubbed(value: Any, exc: Exception) -> Any:
-    """``value`` as plain JSON, each lone surrogate written U+FFFD, if they made it fail.
-
-    UTF-8 cannot encode a lone surrogate (a client's ``"\\ud800"`` decodes to one), so
-    pydantic-core refuses it; as in every text block it becomes U+FFFD rather than failing
-    the whole call.
+def _repaired(value: Any, exc: Exception) -> Any:
+    """``value`` without ``MISSING`` entries and lone surrogates (``_repair``), once it failed.
 
     Raises:
-        SerializationError: if the value cannot be serialized for another reason.
+        SerializationError: if the repair cannot help; ``exc`` says best what is wrong.
     """
-    if _SURROGATE_ERROR in str(exc):
-        try:
-            plain = pydantic_core.to_jsonable_python(
-                _map_strings(value, scrub), inf_nan_mode="null"
-            )
-            return _map_strings(plain, scrub)
-        except (pydantic_core.PydanticSerializationError, ValueError, TypeError, RecursionError):
-            pass  # the original error says best what is wrong
-    raise SerializationError(f"the data cannot be serialized: {exc}") from exc
+    fixed = repaired(value)
+    if fixed is value:
+        raise SerializationError(f"the data cannot be serialized: {exc}") from exc
+    return fixed
 
 
 def _map_strings(value: Any, fn: Callable[[str], str]) -> Any:
@@ -120,11 +117,11 @@ def to_jsonable(value: Any) -> Any:
     try:
         return pydantic_core.to_jsonable_python(value, inf_nan_mode="null")
     except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
-        return _scrubbed(value, exc)
+        return _repaired(value, exc)
 
 
-def to_toon(value: Any) -> str:
-    """Encodes ``value`` as TOON with the ``|`` delimiter, tag-neutralized (SPEC §10).
+def to_toon(value: Any, delimiter: Delimiter = "|") -> str:
+    """Encodes ``value`` as TOON (``|`` delimiter by default), tag-neutralized (SPEC §10).
 
     Each string is neutralized before encoding (TOON escapes a tab or a line break inside
     a quoted string, which would hide it from a pass over the text) and the text after
@@ -132,13 +129,13 @@ def to_toon(value: Any) -> str:
     surrogates, which the encoder refuses, become U+FFFD on the way.
     """
     try:
-        text: str = toon_format.encode(neutralize_strings(to_jsonable(value)), delimiter="|")
+        text: str = toon_format.encode(neutralize_strings(to_jsonable(value)), delimiter=delimiter)
     except (TypeError, ValueError) as exc:
         raise SerializationError(f"the data cannot be encoded as TOON: {exc}") from exc
     return neutralize(text)
 
 
-def render_data(value: Any, data_format: DataFormat = "json") -> str:
+def render_data(value: Any, data_format: DataFormat = "json", delimiter: Delimiter = "|") -> str:
     """Renders the text of a data block: a str verbatim, ``None``/``""`` as ``OK``."""
     if isinstance(value, str):
         return neutralize(value) if value else EMPTY_TEXT
@@ -146,7 +143,7 @@ def render_data(value: Any, data_format: DataFormat = "json") -> str:
         return EMPTY_TEXT
     if data_format == "toon":
         # TOON writes an empty object as nothing; a block is never blank.
-        return to_toon(value) or EMPTY_TEXT
+        return to_toon(value, delimiter) or EMPTY_TEXT
     return to_json(value, indent=2 if data_format == "json" else None)
 
 

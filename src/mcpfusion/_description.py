@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from mcpfusion._action import Action
@@ -14,7 +14,13 @@ DESTRUCTIVE: Final = "[DESTRUCTIVE] "
 """Prefixed to a destructive action's description, in both forms."""
 
 
-def describe_grouped(summary: str, actions: Sequence[Action]) -> str:
+Groups = Mapping[str, tuple[str, str]]
+"""Each grouped action's group: action name -> (group name, group description)."""
+
+
+def describe_grouped(
+    summary: str, actions: Sequence[Action], groups: Groups | None = None, instructions: str = ""
+) -> str:
     """The description line, a blank line, then one bullet per action::
 
     Invoices and payments.
@@ -22,32 +28,70 @@ def describe_grouped(summary: str, actions: Sequence[Action]) -> str:
     Actions:
     - get_invoice: Fetch one invoice. Requires: invoice_id.
     - void_invoice: [DESTRUCTIVE] Void an invoice. Requires: invoice_id.
+
+    The actions of a group follow under their own heading (``admin actions: ...``), and
+    the tool's instructions close the description after a blank line.
     """
-    lines = [summary, "", "Actions:"]
+    groups = groups or {}
+    lines = [summary, ""]
+    loose = [a for a in actions if a.name not in groups]
+    if loose or not actions:
+        lines.append("Actions:")
+        lines.extend(map(_bullet, loose))
+    for name, description, members in _grouped(actions, groups):
+        if len(lines) > 2:
+            lines.append("")
+        lines.append(f"{name} actions: {description}".rstrip())
+        lines.extend(map(_bullet, members))
+    return _closed("\n".join(lines), instructions)
+
+
+def _bullet(action: Action) -> str:
+    parts = [DESTRUCTIVE.strip()] if action.destructive else []
+    text = _text(action)
+    if text:
+        parts.append(sentence(text))
+    if action.required:
+        parts.append(f"Requires: {', '.join(action.required)}.")
+    return f"- {action.name}: {' '.join(parts)}" if parts else f"- {action.name}"
+
+
+def _grouped(actions: Sequence[Action], groups: Groups) -> list[tuple[str, str, list[Action]]]:
+    """The groups in order of their first action, each with its actions."""
+    found: dict[str, tuple[str, list[Action]]] = {}
     for action in actions:
-        parts = [DESTRUCTIVE.strip()] if action.destructive else []
-        text = _text(action)
-        if text:
-            parts.append(sentence(text))
-        if action.required:
-            parts.append(f"Requires: {', '.join(action.required)}.")
-        lines.append(f"- {action.name}: {' '.join(parts)}" if parts else f"- {action.name}")
-    return "\n".join(lines)
+        if action.name in groups:
+            name, description = groups[action.name]
+            found.setdefault(name, (description, []))[1].append(action)
+    return [(name, description, members) for name, (description, members) in found.items()]
 
 
-def describe_toon(summary: str, actions: Sequence[Action]) -> str:
+def describe_toon(
+    summary: str, actions: Sequence[Action], groups: Groups | None = None, instructions: str = ""
+) -> str:
     """The description line, a blank line, then TOON rows ``{action, desc, required}``.
 
     Every row has the same keys (a destructive action is marked inside ``desc``), so the
-    rows stay one table: ``[N|]{action|desc|required}:``.
+    rows stay one table: ``[N|]{action|desc|required}:``. Groups follow as a second table,
+    ``groups[N|]{group|desc}:``.
     """
     rows = [{"action": a.name, "desc": _desc(a), "required": ",".join(a.required)} for a in actions]
-    return f"{summary}\n\n{to_toon(rows)}"
+    text = f"{summary}\n\n{to_toon(rows)}"
+    grouped = _grouped(actions, groups or {})
+    if grouped:
+        table = [{"group": name, "desc": description} for name, description, _ in grouped]
+        text += f"\n\n{to_toon({'groups': table})}"
+    return _closed(text, instructions)
 
 
-def describe_flat(summary: str, action: Action) -> str:
+def describe_flat(summary: str, action: Action, instructions: str = "") -> str:
     """The description of one action exposed as its own tool: its own, else the tool's."""
-    return _text(action) or summary
+    return _closed(_text(action) or summary, instructions)
+
+
+def _closed(description: str, instructions: str) -> str:
+    """The description with the tool's instructions after a blank line, when it has any."""
+    return f"{description}\n\n{instructions}" if instructions else description
 
 
 def _text(action: Action) -> str:

@@ -113,12 +113,20 @@ def missing_discriminator(tool: str, actions: Sequence[str]) -> ToolResponse:
     )
 
 
-def unknown_action(tool: str, sent: Any, actions: Sequence[str]) -> ToolResponse:
-    """``UNKNOWN_ACTION``, listing the tool's actions."""
+def unknown_action(
+    tool: str, sent: Any, actions: Sequence[str], elsewhere: Mapping[str, str] | None = None
+) -> ToolResponse:
+    """``UNKNOWN_ACTION``, listing the tool's actions.
+
+    ``elsewhere`` maps the actions another listed tool holds (a split tool's other half)
+    to that tool's name, so the recovery can point there.
+    """
+    other = elsewhere.get(sent) if elsewhere and isinstance(sent, str) else None
+    recovery = f"Call tool '{other}' for action '{sent}'." if other else PICK_ACTION
     return framework_error(
         "UNKNOWN_ACTION",
         f"Tool '{tool}' has no action {preview(sent)}.",
-        recovery=PICK_ACTION,
+        recovery=recovery,
         available_actions=actions,
     )
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, RootModel, TypeAdapter, ValidationError
 from pydantic_core import CoreSchema, SchemaValidator
 
 from mcpfusion._errors import DefinitionError
+from mcpfusion._repair import MISSING
 
 # Below this many rows the collector's pauses are negligible.
 _GC_PAUSE_ROWS = 2_000
@@ -38,6 +39,10 @@ def _as_typed_dict(node: Any) -> Any:
         "function"
     ):
         raise _Unsupported("custom serializer")
+    if kind == "missing-sentinel":
+        # A MISSING value is absent on this path (the key is simply not there); a row that
+        # holds the sentinel itself gets the model path, whose dump leaves it out.
+        return _as_typed_dict(node["schema"])
     if isinstance(kind, str) and kind.startswith("function-"):
         inner = node.get("schema")
         if isinstance(inner, dict) and inner.get("type") == "model":
@@ -49,6 +54,12 @@ def _as_typed_dict(node: Any) -> Any:
     if kind != "model":
         return {key: _as_typed_dict(value) for key, value in node.items()}
     fields_schema = node["schema"]
+    if (
+        node.get("root_model")
+        and fields_schema.get("type") == "model"
+        and set(node.get("config", {})) <= {"title"}
+    ):
+        return _as_typed_dict(fields_schema)  # RootModel[Model] masks as Model
     if (
         fields_schema.get("type") != "model-fields"
         or fields_schema.get("computed_fields")
@@ -64,10 +75,15 @@ def _as_typed_dict(node: Any) -> Any:
             or field.get("serialization_exclude_if")
         ):
             raise _Unsupported("serialization alias or exclusion")
+        schema = field["schema"]
+        required = schema.get("type") != "default"
+        if not required and schema.get("default") is MISSING:
+            # No default at all: a key the row lacks stays absent from the masked dict.
+            schema = schema["schema"]
         typed_field: dict[str, Any] = {
             "type": "typed-dict-field",
-            "schema": _as_typed_dict(field["schema"]),
-            "required": field["schema"].get("type") != "default",
+            "schema": _as_typed_dict(schema),
+            "required": required,
         }
         if "validation_alias" in field:
             typed_field["validation_alias"] = field["validation_alias"]
@@ -140,10 +156,12 @@ class Mask:
                 f"schema {model.__name__} (or a model inside it) sets extra='allow'; a "
                 "Presenter schema is a whitelist, so use extra='ignore' or 'forbid'"
             )
-        # The keys a data block can hold: declared fields that are sent, then computed ones.
+        # The keys a data block can hold: declared fields that are sent, then computed ones
+        # (a RootModel[Model] holds the model's).
+        shown = seen_through(model)
         self.keys: tuple[str, ...] = tuple(
-            name for name, info in model.model_fields.items() if not info.exclude
-        ) + tuple(model.model_computed_fields)
+            name for name, info in shown.model_fields.items() if not info.exclude
+        ) + tuple(shown.model_computed_fields)
         self._model_one = TypeAdapter(model)
         self._model_many = TypeAdapter(list[model])  # type: ignore[valid-type]
         try:
@@ -161,8 +179,12 @@ class Mask:
         Raises:
             ValidationError: if the item does not fit the schema.
         """
-        fast = self._fast_one if isinstance(item, dict) else None
-        return cast(dict[str, Any], _validate(fast, self._model_one, item))
+        if isinstance(item, dict):
+            return cast(dict[str, Any], _validate(self._fast_one, self._model_one, item))
+        row = as_mapping(item)
+        if row is not None:
+            return cast(dict[str, Any], _validate(self._fast_one, self._model_one, row))
+        return cast(dict[str, Any], _validate(None, self._model_one, item))
 
     def many(self, items: Sequence[Any]) -> list[dict[str, Any]]:
         """Masks a list of items in one call.
@@ -172,8 +194,59 @@ class Mask:
         """
         # The first row picks the path: a list of model instances or ORM rows would fail
         # the typed-dict path on every row before reaching the model path.
-        fast = self._fast_many if not items or isinstance(items[0], dict) else None
-        return cast(list[dict[str, Any]], _validate(fast, self._model_many, items))
+        if not items or isinstance(items[0], dict):
+            return cast(list[dict[str, Any]], _validate(self._fast_many, self._model_many, items))
+        if as_mapping(items[0]) is not None:
+            # Database rows (sqlite3.Row and the like): each is read into the validator as
+            # it is reached, never held as a list of copies.
+            rows = _Rows(items)
+            return cast(list[dict[str, Any]], _validate(self._fast_many, self._model_many, rows))
+        return cast(list[dict[str, Any]], _validate(None, self._model_many, items))
+
+
+def seen_through(model: type[BaseModel]) -> type[BaseModel]:
+    """The model whose fields a schema's data holds: a ``RootModel[Model]``'s ``Model``."""
+    if issubclass(model, RootModel):
+        root = model.model_fields["root"].annotation
+        if isinstance(root, type) and issubclass(root, BaseModel):
+            return seen_through(root)
+    return model
+
+
+def as_mapping(item: Any) -> Mapping[str, Any] | None:
+    """``item`` as a mapping when it is a row read by key (``keys()`` and ``[key]``).
+
+    A ``Mapping`` is itself; a mapping-like row such as ``sqlite3.Row`` is read into a dict;
+    anything else (a model, an object with attributes) is ``None``.
+    """
+    if isinstance(item, Mapping):
+        return item
+    if not (hasattr(item, "keys") and hasattr(item, "__getitem__")):
+        return None
+    try:
+        return dict(item)
+    except (TypeError, ValueError, KeyError, IndexError):  # keys() that are not its keys
+        return None
+
+
+class _Rows:
+    """Mapping-like rows read one by one, for a validator that iterates them once per pass."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Sequence[Any]) -> None:
+        self._items = items
+
+    def __iter__(self) -> Iterator[Any]:
+        for item in self._items:
+            row = as_mapping(item)
+            yield item if row is None else row
+
+
+def _fresh(value: Any) -> Any:
+    """What a validator reads: rows are iterated afresh by each path (pydantic takes an
+    iterator for a list)."""
+    return iter(value) if isinstance(value, _Rows) else value
 
 
 def _validate(
@@ -189,11 +262,11 @@ def _validate(
     fast_error: ValidationError | None = None
     if fast is not None:
         try:
-            return fast.validate_python(value)
+            return fast.validate_python(_fresh(value))
         except ValidationError as exc:
             fast_error = exc
     try:
-        instances = model.validate_python(value, from_attributes=True)
+        instances = model.validate_python(_fresh(value), from_attributes=True)
     except ValidationError:
         if fast_error is not None and fast_error.errors()[0]["type"] != "dict_type":
             raise fast_error from None

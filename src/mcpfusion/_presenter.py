@@ -5,19 +5,24 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from mcpfusion import ui
 from mcpfusion._builder import ResponseBuilder
-from mcpfusion._datablock import DATA_FORMATS, DataFormat, select_fields
+from mcpfusion._datablock import DataFormat, Delimiter, select_fields
 from mcpfusion._errors import DefinitionError, PresenterError
 from mcpfusion._failures import SENT_LIMIT, cut
 from mcpfusion._format import TRUNCATION_NOTICE
-from mcpfusion._masking import Mask, collector_paused
+from mcpfusion._masking import Mask, as_mapping, collector_paused
+from mcpfusion._omission import plan_of
 from mcpfusion._parts import ResponseView, Suggestion, UIBlock
+from mcpfusion._redaction import DEFAULT_CENSOR, Censor, Redaction, Scrubber, Traces
+from mcpfusion._repair import MISSING
 from mcpfusion._response import ToolResponse
+from mcpfusion._style import APP_DEFAULT, Audience, Style
 
 F = TypeVar("F", bound=Callable[..., Any])
 _Call = Callable[[Any, Any], Any]
@@ -104,7 +109,19 @@ class Presenter:
         limit: the agent limit: a list is cut to its first ``limit`` items.
         rules: static domain rules, sent with every response.
         directives: static ``<llm_directives>`` entries.
-        data_format: ``"json"`` (indented, default), ``"compact"`` or ``"toon"``.
+        suggestions: static next actions, sent with every response; an app checks their
+            targets when it builds its catalog.
+        data_format: ``"json"`` (indented), ``"compact"`` or ``"toon"``; the app's choice
+            (indented JSON unless it says) when not given.
+        delimiter: the TOON delimiter, ``"|"``, ``","`` or ``"\t"``; the app's when not given.
+        ui_audience: ``"user"`` sends UI blocks and embeds for the user's eyes only (MCP's
+            ``audience: ["user"]``); the app's when not given.
+        omit_none: leave out ``None`` values of fields declared optional with a ``None``
+            default (``_omission``).
+        redact: paths of fields to redact (SPEC §16): ``"ssn"``, ``"*.email"``,
+            ``"lines[*].cost"``.
+        censor: what a redacted value becomes: a text (``"[REDACTED]"``) or a function of
+            the value.
         truncation_notice: ``(hidden) -> UIBlock``, replacing the default notice.
     """
 
@@ -116,7 +133,13 @@ class Presenter:
         limit: int | None = None,
         rules: Sequence[str] = (),
         directives: Sequence[str] = (),
-        data_format: DataFormat = "json",
+        suggestions: Sequence[Suggestion] = (),
+        data_format: DataFormat | None = None,
+        delimiter: Delimiter | None = None,
+        ui_audience: Audience | None = None,
+        omit_none: bool = False,
+        redact: Sequence[str] = (),
+        censor: Censor = DEFAULT_CENSOR,
         truncation_notice: Callable[[int], UIBlock] | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
@@ -127,8 +150,10 @@ class Presenter:
             raise DefinitionError(f"Presenter '{name}': limit must be an int; got {limit!r}")
         if limit is not None and limit < 0:
             raise DefinitionError(f"Presenter '{name}': limit cannot be negative; got {limit}")
-        if data_format not in DATA_FORMATS:
-            raise DefinitionError(f"Presenter '{name}': data_format must be one of {DATA_FORMATS}")
+        try:
+            self.style = Style(data_format, delimiter, ui_audience)
+        except DefinitionError as exc:
+            raise DefinitionError(f"Presenter '{name}': {exc}") from None
         # A bare str is iterable too: it would become one bullet per character.
         if isinstance(rules, str) or isinstance(directives, str):
             raise DefinitionError(f"Presenter '{name}': rules and directives take a list of str")
@@ -136,16 +161,26 @@ class Presenter:
         for text in (*rules, *directives):
             if not isinstance(text, str):
                 raise DefinitionError(f"Presenter '{name}': static rules are strings")
+        suggestions = tuple(suggestions)
+        if not all(isinstance(s, Suggestion) for s in suggestions):
+            raise DefinitionError(f"Presenter '{name}': suggestions take Suggestion values")
+        if not isinstance(omit_none, bool):
+            raise DefinitionError(f"Presenter '{name}': omit_none must be True or False")
         self.name = name
         self.schema = schema
         self.limit = limit
-        self.data_format: DataFormat = data_format
+        self.data_format: DataFormat | None = data_format
         try:
             self._mask = Mask(schema)
         except DefinitionError as exc:
             raise DefinitionError(f"Presenter '{name}': {exc}") from None
         self._static_rules = tuple(rules)
         self._static_directives = tuple(directives)
+        self._static_suggestions = suggestions
+        self._omit = plan_of(schema) if omit_none else None
+        self._redaction = (
+            Redaction(f"Presenter '{name}'", redact, censor, schema) if redact else None
+        )
         self._notice = truncation_notice
         self._embeds: dict[str, Presenter] = {}
         self._select_keys: tuple[str, ...] = self._mask.keys
@@ -228,12 +263,34 @@ class Presenter:
         """The top-level keys of the data block: schema fields, then embed-only keys."""
         return self._select_keys
 
+    @property
+    def static_suggestions(self) -> tuple[Suggestion, ...]:
+        """The suggestions sent with every response (``suggestions=``)."""
+        return self._static_suggestions
+
+    @property
+    def embeds(self) -> Mapping[str, Presenter]:
+        """The embedded child Presenters, by key."""
+        return MappingProxyType(self._embeds)
+
+    def unknown_redactions(self) -> list[str]:
+        """The ``redact`` paths that start with no key the data holds (checked by the app,
+        once every embed is declared)."""
+        return self._redaction.unknown(self.select_keys) if self._redaction else []
+
     # -- rendering -----------------------------------------------------------------------
 
     def present(
-        self, data: Any, ctx: Any = None, select: Iterable[str] | None = None
+        self,
+        data: Any,
+        ctx: Any = None,
+        select: Iterable[str] | None = None,
+        *,
+        style: Style = APP_DEFAULT,
     ) -> ToolResponse:
         """Renders ``data`` through the SPEC §5.1 pipeline into a built response.
+
+        ``style`` is the app's: it decides what this Presenter leaves open.
 
         Raises:
             PresenterError: if the data does not fit the schema or a callback fails.
@@ -242,25 +299,72 @@ class Presenter:
         # the caller's rows again and again: the collector waits for the whole
         # presentation (mask, callbacks and render).
         with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
-            return self.builder(data, ctx, select).build()
+            return self.builder(data, ctx, select, style=style).build()
 
     def builder(
-        self, data: Any, ctx: Any = None, select: Iterable[str] | None = None
+        self,
+        data: Any,
+        ctx: Any = None,
+        select: Iterable[str] | None = None,
+        *,
+        style: Style = APP_DEFAULT,
     ) -> ResponseBuilder:
-        """Like ``present`` but returns the builder, for a caller that adds more parts."""
+        """Like ``present`` but returns the builder, for a caller that adds more parts.
+
+        Redaction reaches the parts added later too: they are searched when it is built.
+        """
         with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
             built = self._render(data, ctx, with_ui=True)
+            # Callbacks have seen the real values; from here on, the data is what is sent.
+            traces = Traces()
+            if self._finishes():
+                built.data = self._finished(built.data, traces)
+        if traces:
+            built.finishing(Scrubber(traces).view)
         built.data = select_fields(built.data, self.select_keys, select)
+        own = self.style  # the Presenter's choices first, then the app's, then the defaults
+        built.data_format = own.data_format or style.data_format or "json"
+        built.delimiter = own.delimiter or style.delimiter or "|"
+        built.user_ui = (own.ui_audience or style.ui_audience) == "user"
         return built
+
+    def _finishes(self) -> bool:
+        """Whether this Presenter or a child redacts or omits anything."""
+        return (
+            self._redaction is not None
+            or self._omit is not None
+            or any(child._finishes() for child in self._embeds.values())
+        )
+
+    def _finished(self, data: Any, traces: Traces) -> Any:
+        """The data as sent: children's subtrees first, then redaction and omission.
+
+        The rows are the framework's own (masking made them) and every callback has run,
+        so they are finished in place.
+        """
+        rows = data if isinstance(data, list) else [data] if isinstance(data, dict) else []
+        for key, child in self._embeds.items():
+            if child._finishes():
+                for row in rows:
+                    if isinstance(row, dict) and key in row:
+                        row[key] = child._finished(row[key], traces)
+        if self._redaction is not None:
+            self._redaction.censor(rows, traces)
+        if self._omit is not None:
+            skip = tuple(self._embeds)
+            for row in rows:
+                self._omit.prune(row, skip)
+        return data
 
     def _render(self, data: Any, ctx: Any, with_ui: bool) -> ResponseBuilder:
         # with_ui is False under a collection parent, which drops child UI blocks (SPEC §6):
         # their callbacks are not run at all rather than run and thrown away.
         if data is None:
             return (
-                ResponseBuilder(None, data_format=self.data_format)
+                ResponseBuilder(None)
                 .directive(*self._static_directives)
                 .rule(*self._static_rules)
+                .suggestion(*self._static_suggestions)
             )
         if isinstance(data, list | tuple):
             return self._render_collection(data, ctx, with_ui)
@@ -274,7 +378,7 @@ class Presenter:
                 sub = child._render(raw, ctx, with_ui)
                 masked[key] = sub.data
                 children.append(sub.view())
-        built = ResponseBuilder(masked, data_format=self.data_format)
+        built = ResponseBuilder(masked)
         self._run_callbacks(built, ctx, collection=False, with_ui=with_ui)
         for view in children:  # the parent's own entries go first
             built.merge(view, with_ui=with_ui)
@@ -286,10 +390,10 @@ class Presenter:
             hidden = len(rows) - self.limit
             rows = rows[: self.limit]  # before masking: dropped rows are never validated
         masked = self._masked_many(rows)
-        built = ResponseBuilder(masked, data_format=self.data_format)
+        built = ResponseBuilder(masked)
         if hidden and with_ui:
             try:
-                built.ui(self._truncation_block(len(masked), hidden))
+                built.notice(self._truncation_block(len(masked), hidden))
             except Exception as exc:
                 raise PresenterError.callback_failed(self.name, exc) from exc
         children: list[ResponseView] = []
@@ -322,6 +426,7 @@ class Presenter:
             built.directive(*_collect(self._directives, data, ctx, str))
             built.rule(*self._static_rules)
             built.rule(*_collect(self._rules.of(collection), data, ctx, str))
+            built.suggestion(*self._static_suggestions)
             built.suggestion(*_collect(self._suggest.of(collection), data, ctx, Suggestion))
         except Exception as exc:
             raise PresenterError.callback_failed(self.name, exc) from exc
@@ -360,7 +465,11 @@ class Presenter:
 
 
 def _read(item: Any, key: str) -> Any:
-    """Reads ``key`` from a raw item: a mapping key or an attribute."""
+    """Reads ``key`` from a raw item: a mapping key or an attribute; absent is ``None``."""
     if isinstance(item, Mapping):  # the schema accepts any mapping, so embeds must too
-        return item.get(key)
-    return getattr(item, key, None)
+        value = item.get(key)
+    elif (row := as_mapping(item)) is not None:  # a database row read by key
+        value = row.get(key)
+    else:
+        value = getattr(item, key, None)
+    return None if value is MISSING else value

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ParamSpec
+from typing import Any, Literal, ParamSpec
 
 from mcpfusion import _format as wire
-from mcpfusion._datablock import DataFormat, neutralize_strings, render_data, to_json, to_jsonable
+from mcpfusion._datablock import (
+    DataFormat,
+    Delimiter,
+    neutralize_strings,
+    render_data,
+    to_json,
+    to_jsonable,
+)
 from mcpfusion._errors import ErrorEnvelope
 from mcpfusion._parts import BULLET_KINDS, ResponseView
 
@@ -15,16 +22,48 @@ P = ParamSpec("P")
 
 
 class _SideDoor:
-    """The slot a built response keeps its ``ResponseView`` in (SPEC §13).
+    """The slots a built response keeps its ``ResponseView`` (SPEC §13) or its error
+    envelope in.
 
-    The slot is not a dataclass field, so equality, ``repr``, ``dataclasses.asdict``,
-    pydantic's dumps, pickling, copies and ``to_mcp()`` see only the three wire fields:
+    The slots are not dataclass fields, so equality, ``repr``, ``dataclasses.asdict``,
+    pydantic's dumps, pickling, copies and ``to_mcp()`` see only the wire fields:
     the view can never be serialized with the response, and two responses with the same
     blocks are equal (``success(1) == success(1)``). A copy or an unpickled response is
     rebuilt from its fields alone and has no view.
     """
 
-    __slots__ = ("_view",)
+    __slots__ = ("_envelope", "_view")
+
+
+Role = Literal["user", "assistant"]
+"""Who a block is for, in MCP's words."""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockAnnotations:
+    """MCP content annotations of one block: who it is for and how much it matters.
+
+    Attributes:
+        audience: ``("user",)`` for a block hosts show the user without sending it to the
+            model; empty for everyone.
+        priority: 0 (optional) to 1 (effectively required), or ``None``.
+    """
+
+    audience: tuple[Role, ...] = ()
+    priority: float | None = None
+
+    def to_mcp(self) -> dict[str, Any]:
+        """The MCP ``annotations`` object."""
+        found: dict[str, Any] = {}
+        if self.audience:
+            found["audience"] = list(self.audience)
+        if self.priority is not None:
+            found["priority"] = self.priority
+        return found
+
+
+FOR_USER = BlockAnnotations(("user",))
+"""The annotations of a UI block meant for the user's eyes only."""
 
 
 @dataclass(frozen=True, slots=True, weakref_slot=True)
@@ -32,16 +71,24 @@ class ToolResponse(_SideDoor):
     """A tool call result: ordered text blocks, the error flag, optional structured content.
 
     Build it with the helpers (``success``, ``tool_error``, ``response(...).build()``) rather
-    than by hand. ``to_mcp()`` is its wire form.
+    than by hand. ``to_mcp()`` is its wire form. ``annotations`` is empty, or holds one
+    ``BlockAnnotations`` (or ``None``) per block.
     """
 
     blocks: tuple[str, ...]
     is_error: bool = False
     structured_content: dict[str, Any] | None = field(default=None, hash=False)
+    annotations: tuple[BlockAnnotations | None, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.blocks:
             raise ValueError("a tool response needs at least one block")
+        if self.annotations and len(self.annotations) != len(self.blocks):
+            raise ValueError("annotations hold one entry per block, or none")
+
+    def annotations_of(self, index: int) -> BlockAnnotations | None:
+        """The annotations of block ``index``, if it has any."""
+        return self.annotations[index] if self.annotations else None
 
     @property
     def text(self) -> str:
@@ -50,16 +97,17 @@ class ToolResponse(_SideDoor):
 
     def to_mcp(self) -> dict[str, Any]:
         """The MCP ``CallToolResult`` as a JSON-compatible dict."""
-        result: dict[str, Any] = {
-            "content": [{"type": "text", "text": block} for block in self.blocks],
-            "isError": self.is_error,
-        }
+        content: list[dict[str, Any]] = [{"type": "text", "text": block} for block in self.blocks]
+        for item, marks in zip(content, self.annotations, strict=False):
+            if marks is not None:
+                item["annotations"] = marks.to_mcp()
+        result: dict[str, Any] = {"content": content, "isError": self.is_error}
         if self.structured_content is not None:
             result["structuredContent"] = self.structured_content
         return result
 
 
-def _with_view(response: ToolResponse, view: ResponseView) -> ToolResponse:
+def with_view(response: ToolResponse, view: ResponseView) -> ToolResponse:
     object.__setattr__(response, "_view", view)
     return response
 
@@ -82,13 +130,22 @@ def require_view(response: ToolResponse) -> ResponseView:
     return view
 
 
-def render(view: ResponseView, data_format: DataFormat = "json") -> ToolResponse:
+def render(
+    view: ResponseView,
+    data_format: DataFormat = "json",
+    *,
+    delimiter: Delimiter = "|",
+    user_ui: bool = False,
+    shared_ui: int = 0,
+) -> ToolResponse:
     """Renders the parts of a response as its blocks, in SPEC §2 order.
 
     Entries are folded, neutralized and de-duplicated; the response carries the view of
-    exactly what was sent.
+    exactly what was sent. With ``user_ui``, UI blocks and embeds are annotated for the
+    user only, except the first ``shared_ui`` UI blocks (a truncation notice the model
+    must read too).
     """
-    blocks = [render_data(view.data, data_format)]
+    blocks = [render_data(view.data, data_format, delimiter)]
     blocks.extend(block.text for block in view.ui_blocks)
     blocks.extend(block.text for block in view.embeds)
     sent: dict[str, tuple[Any, ...]] = {}
@@ -99,7 +156,12 @@ def render(view: ResponseView, data_format: DataFormat = "json") -> ToolResponse
             blocks.append(wire.bullet_block(kind.tag, lines))
         sent[kind.field] = tuple(map(kind.read, lines))
     view = ResponseView(view.data, view.ui_blocks, view.embeds, **sent)
-    return _with_view(ToolResponse(tuple(blocks)), view)
+    ui_count = len(view.ui_blocks) + len(view.embeds)
+    if not (user_ui and ui_count > shared_ui):
+        return with_view(ToolResponse(tuple(blocks)), view)
+    # Block 0 is the data; blocks 1..ui_count are the UI blocks, then the embeds.
+    marks = tuple(FOR_USER if shared_ui < i <= ui_count else None for i in range(len(blocks)))
+    return with_view(ToolResponse(tuple(blocks), annotations=marks), view)
 
 
 def success(data: Any) -> ToolResponse:
@@ -107,9 +169,9 @@ def success(data: Any) -> ToolResponse:
     return render(ResponseView(data))
 
 
-def toon_success(data: Any) -> ToolResponse:
-    """A response whose data block is TOON with the ``|`` delimiter (SPEC §10)."""
-    return render(ResponseView(data), "toon")
+def toon_success(data: Any, *, delimiter: Delimiter = "|") -> ToolResponse:
+    """A response whose data block is TOON, ``|``-delimited unless told (SPEC §10)."""
+    return render(ResponseView(data), "toon", delimiter=delimiter)
 
 
 def success_structured(data: Any) -> ToolResponse:
@@ -126,7 +188,7 @@ def success_structured(data: Any) -> ToolResponse:
         structured = neutralize_strings(structured)
         text = to_json(structured)
     response = ToolResponse((text,), structured_content=structured)
-    return _with_view(response, ResponseView(structured))
+    return with_view(response, ResponseView(structured))
 
 
 def wrap_structured(value: Any) -> dict[str, Any]:
@@ -135,8 +197,18 @@ def wrap_structured(value: Any) -> dict[str, Any]:
 
 
 def error_response(envelope: ErrorEnvelope) -> ToolResponse:
-    """The result that sends ``envelope``: ``isError`` unless it is a warning."""
-    return ToolResponse((wire.tool_error(envelope),), is_error=envelope.is_error)
+    """The result that sends ``envelope``: ``isError`` unless it is a warning.
+
+    The response keeps the envelope beside its text (``envelope_of``), like a view.
+    """
+    response = ToolResponse((wire.tool_error(envelope),), is_error=envelope.is_error)
+    object.__setattr__(response, "_envelope", envelope)
+    return response
+
+
+def envelope_of(response: ToolResponse) -> ErrorEnvelope | None:
+    """The envelope a ``<tool_error>`` response was rendered from, else ``None``."""
+    return getattr(response, "_envelope", None)
 
 
 def _sending(envelope: Callable[P, ErrorEnvelope]) -> Callable[P, ToolResponse]:

@@ -9,6 +9,7 @@ from typing import Any, Final
 from mcpfusion._action import Action
 from mcpfusion._errors import DefinitionError
 from mcpfusion._jsonschema import DEFS_REF, hoist_defs
+from mcpfusion._lean import lean_params, lean_schema, lean_usage
 
 DISCRIMINATOR: Final = "action"
 """The argument that names the action of a grouped tool."""
@@ -21,6 +22,27 @@ SELECT_DESCRIPTION: Final = "Return only these top-level fields of the data. Omi
 
 # Keys that describe a parameter without constraining its values.
 _ANNOTATION_KEYS: Final = frozenset({"description", "default", "title", "examples"})
+
+# Keys that narrow a type's values without changing what type it is: two actions may
+# constrain one parameter differently, each validating its own (SPEC §13).
+_CONSTRAINT_KEYS: Final = frozenset(
+    {
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+    }
+)
+_NULL: Final = {"type": "null"}
 
 _NO_DEFAULT: Final = object()
 
@@ -35,22 +57,28 @@ def select_property(keys: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def flat_input_schema(action: Action, select_keys: Sequence[str] | None) -> dict[str, Any]:
-    """The input schema of one action exposed as its own tool."""
-    schema = action.params_schema
+def flat_input_schema(
+    action: Action, select_keys: Sequence[str] | None, *, lean: bool = False
+) -> dict[str, Any]:
+    """The input schema of one action exposed as its own tool (``lean``: see ``_lean``)."""
+    schema = lean_params(action.params_schema) if lean else action.params_schema
     properties = dict(schema.get("properties", {}))
     required = list(schema.get("required", []))
     defs = dict(schema.get("$defs", {}))
     if select_keys is not None:
         properties[SELECT] = select_property(select_keys)
-    return _object(properties, required, defs)
+    built = _object(properties, required, defs)
+    return lean_schema(built) if lean else built
 
 
 class ParamTypes:
     """The type each parameter name has in a grouped tool, to reject conflicts when defined.
 
-    Only the new action's parameters are described and compared, so defining ``n`` actions
-    costs ``O(n)`` schema work, not a whole union per action.
+    Two actions may share a parameter name when its base type agrees: one may take it as
+    optional (``T | None = None``) and another require it, and each may constrain it
+    differently (``int`` and ``Annotated[int, Field(ge=1)]``); each action still validates
+    its own. Only the new action's parameters are described and compared, so defining
+    ``n`` actions costs ``O(n)`` schema work, not a whole union per action.
 
     Args:
         tool: the tool's name, for error messages.
@@ -74,7 +102,7 @@ class ParamTypes:
         shapes = {wire: type_of(prop, defs) for wire, prop in schema.get("properties", {}).items()}
         for wire, shape in shapes.items():
             known = self._known.get(wire)
-            if known is not None and known[0] != shape:
+            if known is not None and base_type(known[0]) != base_type(shape):
                 raise _conflict(self._tool, wire, known[0], known[1], shape, action.name)
         for wire, shape in shapes.items():
             self._known.setdefault(wire, (shape, action.name))
@@ -89,6 +117,30 @@ def type_of(prop: dict[str, Any], defs: dict[str, Any]) -> Any:
     becomes ``{"$recursive": n}``, ``n`` levels up.
     """
     return _inlined(_shape(prop), defs, ())
+
+
+def base_type(shape: dict[str, Any]) -> dict[str, Any]:
+    """A type without its constraints and without a ``null`` alternative (``T | None``)."""
+    return _unconstrained(_non_null(shape) or shape)
+
+
+def _non_null(shape: dict[str, Any]) -> dict[str, Any] | None:
+    """``T`` for the ``anyOf: [T, null]`` of ``T | None`` (pydantic's spelling), else ``None``."""
+    branches = shape.get("anyOf")
+    if not (isinstance(branches, list) and len(branches) == 2 and _NULL in branches):
+        return None
+    [branch] = [b for b in branches if b != _NULL]
+    rest = {k: v for k, v in shape.items() if k != "anyOf"}
+    return {**rest, **branch} if isinstance(branch, dict) else None
+
+
+def _unconstrained(shape: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in shape.items() if k not in _CONSTRAINT_KEYS}
+
+
+def _constraints(shape: dict[str, Any]) -> dict[str, Any]:
+    plain = _non_null(shape) or shape
+    return {k: v for k, v in plain.items() if k in _CONSTRAINT_KEYS}
 
 
 def _inlined(node: Any, defs: dict[str, Any], within: tuple[str, ...]) -> Any:
@@ -108,7 +160,7 @@ def _inlined(node: Any, defs: dict[str, Any], within: tuple[str, ...]) -> Any:
 
 
 def grouped_input_schema(
-    tool: str, actions: Sequence[Action], select_keys: Sequence[str] | None
+    tool: str, actions: Sequence[Action], select_keys: Sequence[str] | None, *, lean: bool = False
 ) -> dict[str, Any]:
     """The input schema of a grouped tool (SPEC §13).
 
@@ -116,32 +168,38 @@ def grouped_input_schema(
     action's parameters, each described with the actions that use and require it, then
     ``_select``. Top-level ``required`` holds ``action`` and what every action requires.
     Parameter types were checked for conflicts when each action was defined (``ParamTypes``).
+    The lean form (``_lean``) leaves the required-for notes to the tool description.
     """
     names = [a.name for a in actions]
-    properties: dict[str, Any] = {
-        DISCRIMINATOR: {"type": "string", "enum": names, "description": ACTION_DESCRIPTION}
-    }
-    schemas, defs = hoist_defs([a.params_schema for a in actions])
-    users: dict[str, list[str]] = {}
+    discriminator = {"type": "string", "enum": names}
+    if not lean:  # the description says the same, in every prompt
+        discriminator["description"] = ACTION_DESCRIPTION
+    properties: dict[str, Any] = {DISCRIMINATOR: discriminator}
+    params = [lean_params(a.params_schema) if lean else a.params_schema for a in actions]
+    schemas, defs = hoist_defs(params)
+    views: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     required_in: dict[str, list[str]] = {}
     for action, schema in zip(actions, schemas, strict=True):
         required = schema.get("required", [])
         for wire, prop in schema.get("properties", {}).items():
-            known = properties.get(wire)
-            if known is None:
-                properties[wire] = dict(prop)
-            else:
-                _fold(known, prop)
-            users.setdefault(wire, []).append(action.name)
+            views.setdefault(wire, []).append((action.name, prop))
             if wire in required:
                 required_in.setdefault(wire, []).append(action.name)
-    for wire, used_by in users.items():
-        properties[wire] = _described(properties[wire], used_by, required_in.get(wire, []))
+    users = {wire: [name for name, _ in seen] for wire, seen in views.items()}
+    for wire, seen in views.items():
+        union, notes = _united([prop for _, prop in seen], [name for name, _ in seen])
+        if lean:
+            used = lean_usage(users[wire], required_in.get(wire, []), names)
+            usage = " ".join(filter(None, (used, notes)))
+            properties[wire] = _annotated(union, usage)
+        else:
+            properties[wire] = _described(union, users[wire], required_in.get(wire, []), notes)
     if select_keys is not None:
         properties[SELECT] = select_property(select_keys)
     always = [w for w in users if len(required_in.get(w, ())) == len(actions)]
     # Sorted by name, as pydantic writes the $defs of one schema.
-    return _object(properties, [DISCRIMINATOR, *always], dict(sorted(defs.items())))
+    built = _object(properties, [DISCRIMINATOR, *always], dict(sorted(defs.items())))
+    return lean_schema(built) if lean else built
 
 
 def _object(
@@ -154,6 +212,39 @@ def _object(
     if defs:
         schema["$defs"] = defs
     return schema
+
+
+def _united(props: list[dict[str, Any]], names: list[str]) -> tuple[dict[str, Any], str]:
+    """One property for every action's view of a parameter, and notes on what differs.
+
+    The same type everywhere keeps its schema (defaults that differ are dropped). When
+    the actions differ in optionality or constraints, the base type is advertised
+    (nullable when any action accepts ``null``), constraints common to all stay, and the
+    others are written in the description, per action.
+    """
+    united = dict(props[0])
+    for prop in props[1:]:
+        _fold(united, prop)
+    if all(_shape(p) == _shape(props[0]) for p in props[1:]):
+        return united, ""
+    limits = [_constraints(p) for p in props]
+    common = limits[0] if all(limit == limits[0] for limit in limits) else {}
+    typed = {**base_type(_shape(props[0])), **common}
+    notes = "" if common else _limit_notes(names, limits)
+    keep = {k: v for k, v in united.items() if k in _ANNOTATION_KEYS}
+    if any(_non_null(_shape(p)) is not None for p in props):
+        return {**keep, "anyOf": [typed, dict(_NULL)]}, notes
+    return {**keep, **typed}, notes
+
+
+def _limit_notes(names: list[str], limits: list[dict[str, Any]]) -> str:
+    """``In a: minimum 1. In b: maximum 5.``, for the actions that constrain a parameter."""
+    notes = [
+        f"In {name}: " + ", ".join(f"{k} {json.dumps(v)}" for k, v in limit.items()) + "."
+        for name, limit in zip(names, limits, strict=True)
+        if limit
+    ]
+    return " ".join(notes)
 
 
 def _fold(known: dict[str, Any], prop: dict[str, Any]) -> None:
@@ -178,7 +269,9 @@ def _shape(prop: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in prop.items() if k not in _ANNOTATION_KEYS}
 
 
-def _described(prop: dict[str, Any], used_by: list[str], required_in: list[str]) -> dict[str, Any]:
+def _described(
+    prop: dict[str, Any], used_by: list[str], required_in: list[str], notes: str = ""
+) -> dict[str, Any]:
     """Puts first the parameter's description, followed by which actions use and need it."""
     if required_in == used_by:
         usage = f"Required for: {', '.join(used_by)}."
@@ -186,9 +279,17 @@ def _described(prop: dict[str, Any], used_by: list[str], required_in: list[str])
         usage = f"Used by: {', '.join(used_by)}."
     else:
         usage = f"Used by: {', '.join(used_by)}. Required for: {', '.join(required_in)}."
+    if notes:
+        usage = f"{usage} {notes}"
+    return _annotated(prop, usage)
+
+
+def _annotated(prop: dict[str, Any], usage: str) -> dict[str, Any]:
+    """The parameter with its own description first, then ``usage``."""
     own = str(prop.get("description", "")).strip()
-    text = f"{sentence(own)} {usage}" if own else usage
-    return {"description": text, **{k: v for k, v in prop.items() if k != "description"}}
+    text = " ".join(filter(None, (sentence(own), usage)))
+    rest = {k: v for k, v in prop.items() if k != "description"}
+    return {"description": text, **rest} if text else rest
 
 
 def sentence(text: str) -> str:

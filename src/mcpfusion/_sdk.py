@@ -64,11 +64,26 @@ def caller(app: ServableApp, ctx: ServerRequestContext[Any]) -> Identity | None:
 
 def to_call_tool_result(response: ToolResponse) -> types.CallToolResult:
     """The SDK model of ``response.to_mcp()``, built from the blocks without a dict detour."""
+    content: list[types.ContentBlock]
+    if response.annotations:
+        content = [
+            types.TextContent(text=block, annotations=_annotations(response, index))
+            for index, block in enumerate(response.blocks)
+        ]
+    else:  # the common case: no block is annotated
+        content = [types.TextContent(text=block) for block in response.blocks]
     return types.CallToolResult(
-        content=[types.TextContent(text=block) for block in response.blocks],
+        content=content,
         structured_content=response.structured_content,
         is_error=response.is_error,
     )
+
+
+def _annotations(response: ToolResponse, index: int) -> types.Annotations | None:
+    marks = response.annotations_of(index)
+    if marks is None:
+        return None
+    return types.Annotations(audience=list(marks.audience) or None, priority=marks.priority)
 
 
 def build_server(app: ServableApp) -> Server[Any]:

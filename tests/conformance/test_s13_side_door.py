@@ -30,7 +30,7 @@ from mcpfusion import (
     ui,
     view_of,
 )
-from mcpfusion._response import _with_view as attach_view
+from mcpfusion._response import with_view as attach_view
 from mcpfusion.ui import UIBlock
 
 ADAPTER = pydantic.TypeAdapter(ToolResponse)
@@ -186,6 +186,7 @@ def test_response_fields_are_only_the_wire_parts() -> None:
         "blocks",
         "is_error",
         "structured_content",
+        "annotations",
     ]
 
 

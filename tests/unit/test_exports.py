@@ -22,6 +22,7 @@ import mcpfusion.wire
 
 PUBLIC = {
     mcpfusion: [
+        "BlockAnnotations",
         "Context",
         "DefinitionError",
         "ErrorEnvelope",

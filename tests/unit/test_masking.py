@@ -5,16 +5,19 @@ from __future__ import annotations
 import dataclasses
 import gc
 import re
+import sqlite3
 from types import MappingProxyType
 from typing import Any, Literal, Optional
 
 import pytest
 from pydantic import (
+    MISSING,
     AliasChoices,
     AliasPath,
     BaseModel,
     ConfigDict,
     Field,
+    RootModel,
     ValidationError,
     ValidationInfo,
     computed_field,
@@ -475,3 +478,71 @@ def test_lists_of_model_instances_are_masked_by_the_model_path() -> None:
 
     rows = [Wide(x=n, secret="s") for n in range(3)]
     assert Mask(Narrow).many(rows) == [{"x": 0}, {"x": 1}, {"x": 2}]
+
+
+class MaybeEmail(BaseModel):
+    """A field that may be absent (pydantic's MISSING sentinel)."""
+
+    id: int
+    email: str | MISSING = MISSING
+
+
+def test_missing_field_stays_on_the_fast_path_and_is_absent() -> None:
+    """A MISSING default keeps the typed-dict path; a row without the key masks without it."""
+    mask = Mask(MaybeEmail)
+    assert fast(mask)
+    assert mask.many([{"id": 1}, {"id": 2, "email": "e"}]) == [{"id": 1}, {"id": 2, "email": "e"}]
+    assert mask.one({"id": 1, "email": MISSING}) == {"id": 1}
+
+
+def test_sqlite_rows_take_the_fast_path() -> None:
+    """sqlite3.Row rows (keys() and [key]) mask like dicts, extras dropped."""
+    conn = sqlite3.connect(":memory:")
+    conn.row_factory = sqlite3.Row
+    conn.execute("CREATE TABLE t (id INTEGER, email TEXT, secret TEXT)")
+    conn.executemany("INSERT INTO t VALUES (?, ?, ?)", [(1, "a@x", "s"), (2, "b@x", "s")])
+    rows = conn.execute("SELECT * FROM t").fetchall()
+    mask = Mask(MaybeEmail)
+    assert mask.many(rows) == [{"id": 1, "email": "a@x"}, {"id": 2, "email": "b@x"}]
+    assert mask.one(rows[0]) == {"id": 1, "email": "a@x"}
+    assert mask.many(list(MappingProxyType(dict(row)) for row in rows))[1] == {
+        "id": 2,
+        "email": "b@x",
+    }
+
+
+class KeyedRow:
+    """A row read by key that is not a Mapping, the shape of many database drivers' rows."""
+
+    def __init__(self, **values: Any) -> None:
+        self._values = values
+
+    def keys(self) -> list[str]:
+        """The column names."""
+        return list(self._values)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+
+def test_mapping_like_rows_are_read_by_key_and_errors_name_the_row() -> None:
+    """Any row with keys() and [key] is accepted; a bad one is named by its index."""
+    mask = Mask(MaybeEmail)
+    assert mask.many([KeyedRow(id=1), KeyedRow(id=2, email="e")]) == [
+        {"id": 1},
+        {"id": 2, "email": "e"},
+    ]
+    with pytest.raises(ValidationError, match=r"1\.id\n  Input should be a valid integer"):
+        mask.many([KeyedRow(id=1), KeyedRow(id="x")])
+
+
+def test_root_model_of_a_model_masks_as_the_model() -> None:
+    """A RootModel[Model] schema keeps the fast path and the model's keys."""
+
+    class Wrapped(RootModel[MaybeEmail]):
+        pass
+
+    mask = Mask(Wrapped)
+    assert fast(mask)
+    assert mask.keys == ("id", "email")
+    assert mask.one({"id": 1, "x": 2}) == {"id": 1}

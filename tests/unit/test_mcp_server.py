@@ -12,10 +12,20 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.server.session import ServerSession
+from pydantic import BaseModel
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from mcpfusion import DefinitionError, HttpOptions, ToolResponse, error, success_structured
+from mcpfusion import (
+    DefinitionError,
+    HttpOptions,
+    Presenter,
+    ResponseBuilder,
+    ToolResponse,
+    error,
+    success_structured,
+    ui,
+)
 from mcpfusion import _http as http
 from mcpfusion._app import Fusion
 from mcpfusion._builder import response
@@ -33,6 +43,12 @@ from mcpfusion.server import (
 from tests.client_results import first_text, texts
 
 TOOL = {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}
+
+
+class Row(BaseModel):
+    """A presented row."""
+
+    id: int
 
 
 class StubApp:
@@ -94,6 +110,7 @@ class StubApp:
         response({"a": 1}).rule("r").suggest("echo", "again").build(),
         success_structured([1, 2]),
         error("nope"),
+        ResponseBuilder({"a": 1}, user_ui=True).ui(ui.summary("for you")).rule("r").build(),
     ],
 )
 def test_call_tool_result_is_the_wire_form(built: ToolResponse) -> None:
@@ -246,6 +263,21 @@ async def test_fusion_app_through_the_adapter() -> None:
     assert [t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools] == (
         app.list_tools()
     )
+
+
+@pytest.mark.anyio
+async def test_ui_for_the_user_reaches_the_client_annotated() -> None:
+    """A UI block meant for the user arrives with audience ["user"]; the rest without."""
+    app = Fusion("demo", ui_audience="user")
+    view = Presenter("Row", Row)
+    view.ui(lambda row: ui.summary(f"Row {row['id']}"))
+    app.tool("rows").action("get", returns=view)(lambda: {"id": 1})
+    async with Client(build_server(app)) as client:
+        result = await client.call_tool("rows", {"action": "get"})
+    data, block = result.content
+    assert data.annotations is None
+    assert block.annotations is not None
+    assert block.annotations.audience == ["user"]
 
 
 def test_loopback_bind_protects_against_dns_rebinding() -> None:

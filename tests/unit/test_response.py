@@ -10,11 +10,11 @@ import pytest
 
 from mcpfusion import ResponseView, Suggestion, ToolError, ToolResponse, require_view, view_of
 from mcpfusion._response import (
-    _with_view,
     error,
     required,
     success_structured,
     tool_error,
+    with_view,
     wrap_structured,
 )
 
@@ -70,7 +70,7 @@ def test_view_of_unbuilt_response_is_none() -> None:
     with pytest.raises(LookupError, match="no structured view"):
         require_view(result)
     view = ResponseView(data="a")
-    assert _with_view(result, view) is result
+    assert with_view(result, view) is result
     assert view_of(result) is view
     assert require_view(result) is view
 

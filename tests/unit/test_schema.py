@@ -111,13 +111,60 @@ def _limit_int_le(limit: Annotated[int, Field(ge=1, le=5)]) -> None: ...
 def _limit_described(limit: Annotated[int, Field(ge=1, description="Max rows")]) -> None: ...
 
 
-def test_constraints_are_part_of_the_type() -> None:
-    """Different constraints are different types; descriptions are not."""
+def test_constraints_are_not_part_of_the_type() -> None:
+    """Differently constrained parameters share a name; another base type still conflicts."""
     types = ParamTypes("t")
     types.add(_a("a", _limit_int))
     types.add(_a("b", _limit_described))
-    with pytest.raises(DefinitionError, match=r"in action 'a' but .* in action 'c'"):
-        types.add(_a("c", _limit_int_le))
+    types.add(_a("c", _limit_int_le))
+    types.add(_a("d", _limit_plain))
+    with pytest.raises(DefinitionError, match=r"in action 'a' but .* in action 'e'"):
+        types.add(_a("e", _limit_str_with_note))
+
+
+def _limit_plain(limit: int) -> None: ...
+
+
+def _assignee_filter(assignee: str | None = None) -> None: ...
+
+
+def _assignee_required(assignee: Annotated[str, Field(min_length=2)]) -> None: ...
+
+
+def test_differing_constraints_are_described_per_action() -> None:
+    """The union advertises the base type and writes each action's own constraints."""
+    actions = [_a("a", _limit_int), _a("c", _limit_int_le), _a("d", _limit_plain)]
+    schema = grouped_input_schema("t", actions, None)
+    assert schema["properties"]["limit"] == {
+        "description": "Required for: a, c, d. In a: minimum 1. In c: maximum 5, minimum 1.",
+        "type": "integer",
+    }
+
+
+def test_optional_in_one_action_and_required_in_another() -> None:
+    """An optional filter and a required field of one name: nullable, required per action."""
+    types = ParamTypes("t")
+    actions = [_a("find", _assignee_filter), _a("assign", _assignee_required)]
+    for action in actions:
+        types.add(action)
+    schema = grouped_input_schema("t", actions, None)
+    assert schema["properties"]["assignee"] == {
+        "description": "Used by: find, assign. Required for: assign. In assign: minLength 2.",
+        "anyOf": [{"type": "string"}, {"type": "null"}],
+    }
+    assert schema["required"] == ["action"]
+
+
+def test_common_constraints_stay_on_the_type() -> None:
+    """Constraints every action shares are kept in the schema, not moved to the text."""
+
+    def optional(limit: Annotated[int, Field(ge=1)] | None = None) -> None: ...
+
+    schema = grouped_input_schema("t", [_a("a", _limit_int), _a("b", optional)], None)
+    assert schema["properties"]["limit"] == {
+        "description": "Used by: a, b. Required for: a.",
+        "anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}],
+    }
 
 
 def test_first_description_wins() -> None:

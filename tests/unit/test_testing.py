@@ -66,6 +66,7 @@ rows.action("get", returns=row_view)(lambda: {"id": 1, "lines": [{"sku": "A"}]})
 rows.action("text")(lambda: "plain")
 rows.action("report")(_report)
 rows.action("tenant")(_tenant)
+rows.action("delete")(lambda: None)
 flat = app.tool("flat", exposition="flat")
 flat.action("echo")(lambda value: value)
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from mcpfusion import DefinitionError, Fusion, Presenter, Tool
+from mcpfusion.testing import FusionTester
 
 
 def make_tool(name: Any = "t", **options: Any) -> Tool:
@@ -32,7 +33,7 @@ def test_tool_names_mcp_allows(name: Any) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"exposition": "nested"}, "exposition must be 'grouped' or 'flat'"),
+        ({"exposition": "nested"}, "exposition must be 'grouped', 'flat' or 'split'"),
         ({"separator": " "}, "separator must be"),
         ({"description": None}, "description must be a str"),
     ],
@@ -140,3 +141,25 @@ def test_select_keys_union_is_sorted() -> None:
     tool.action("a", returns=Presenter("Thing", Thing))(lambda: None)
     tool.action("b", output_schema=dict[str, int])(lambda: None)
     assert tool.select_keys == ("id", "name")
+
+
+def test_shared_parameter_keeps_each_actions_own_validation() -> None:
+    """Optional in one action, required and constrained in another: each validates its own."""
+    app = Fusion("app")
+    tool = app.tool("issues")
+
+    @tool.action(read_only=True)
+    def find(assignee: str | None = None) -> str:
+        return f"find {assignee}"
+
+    @tool.action
+    def assign(assignee: Annotated[str, Field(min_length=2)]) -> str:
+        return f"assign {assignee}"
+
+    tester = FusionTester(app)
+    assert tester.call_sync("issues", "find").text == "find None"
+    assert tester.call_sync("issues", "find", assignee=None).text == "find None"
+    assert tester.call_sync("issues", "find", assignee="a").text == "find a"
+    assert tester.call_sync("issues", "assign").is_error
+    assert tester.call_sync("issues", "assign", assignee="a").is_error
+    assert tester.call_sync("issues", "assign", assignee="ab").text == "assign ab"

@@ -84,8 +84,8 @@ class FusionTester:
         """Calls ``action`` of ``tool`` with keyword arguments.
 
         For a grouped tool ``action`` becomes the ``action`` argument; for a flat tool it
-        picks the MCP tool ``{tool}{separator}{action}``; ``call("billing_get", ...)`` with
-        no action calls an MCP tool by its listed name.
+        picks the MCP tool ``{tool}{separator}{action}``, for a split tool the half listing
+        it; ``call("billing_get", ...)`` with no action calls an MCP tool by its listed name.
         """
         name, args = self._target(tool, action, arguments)
         return await self.call_tool(name, args)
@@ -121,4 +121,7 @@ class FusionTester:
             return defined.flat_name(action), arguments
         if DISCRIMINATOR in arguments:
             raise TypeError("pass the action positionally, not also as action=")
+        found = defined.get(action) if defined is not None else None
+        if defined is not None and found is not None:
+            tool = defined.listed_name(found)  # a split tool's half
         return tool, {DISCRIMINATOR: action, **arguments}
