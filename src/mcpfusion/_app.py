@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
 
+_ABSENT: Any = object()  # no ``action`` argument at all (``null`` is a wrong one)
+
+
 class Fusion:
     """An MCP server's application: its name, its tools and how each call is answered.
 
@@ -297,13 +300,14 @@ class Fusion:
             return validation_failure(target, [arguments_problem(arguments)])
         args = dict(arguments) if arguments else {}
         if action is None:
-            visible = catalog.visible_actions(route, scopes_of(identity))
-            if DISCRIMINATOR not in args:
-                return missing_discriminator(route.name, visible)
-            chosen = args.pop(DISCRIMINATOR)
+            chosen = args.pop(DISCRIMINATOR, _ABSENT)
             action = route.actions.get(chosen) if isinstance(chosen, str) else None
-            if action is None:
-                elsewhere = catalog.visible_elsewhere(route, scopes_of(identity))
+            if action is None:  # what the caller may call is worked out for errors only
+                scopes = scopes_of(identity)
+                visible = catalog.visible_actions(route, scopes)
+                if chosen is _ABSENT:
+                    return missing_discriminator(route.name, visible)
+                elsewhere = catalog.visible_elsewhere(route, scopes)
                 return unknown_action(route.name, chosen, visible, elsewhere)
         request = Request(
             tool.name, action.name, meta or NO_META, progress, identity, self._lifespan.state

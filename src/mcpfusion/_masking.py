@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from typing import Any, cast
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Any, Final, cast
 
 from pydantic import BaseModel, RootModel, TypeAdapter, ValidationError
 from pydantic_core import CoreSchema, SchemaValidator
@@ -117,8 +117,7 @@ def _list_of(schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": "list", "items_schema": schema}
 
 
-@contextmanager
-def collector_paused(rows: int) -> Iterator[None]:
+def collector_paused(rows: int) -> AbstractContextManager[None]:
     """Pauses the cyclic garbage collector while ``rows`` rows (2,000 or more) are handled.
 
     Validating and rendering a large list allocates enough objects to trigger full
@@ -126,8 +125,16 @@ def collector_paused(rows: int) -> Iterator[None]:
     The collector is restored afterwards, and left alone if it was already off.
     """
     if rows < _GC_PAUSE_ROWS or not gc.isenabled():
-        yield
-        return
+        # One shared no-op: a generator context manager per call cost ~0.5 us, twice a call.
+        return _UNPAUSED
+    return _paused()
+
+
+_UNPAUSED: Final = nullcontext()
+
+
+@contextmanager
+def _paused() -> Iterator[None]:
     gc.disable()
     try:
         yield

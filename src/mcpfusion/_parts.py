@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -165,9 +166,18 @@ class BulletKind:
         return bullet_entries(_text(entry) for entry in entries)
 
 
+# A response's view holds what was sent, so each suggestion line is read back; the lines
+# are mostly a Presenter's fixed suggestions, remembered as their (immutable) values.
+_read_suggestion: Final = functools.lru_cache(maxsize=4_096)(Suggestion.from_entry)
+
+
+def _suggestion_of(line: str) -> Suggestion:
+    return _read_suggestion(line) if len(line) <= 1_000 else Suggestion.from_entry(line)
+
+
 BULLET_KINDS: Final = (
     BulletKind("directives", LLM_DIRECTIVES, "directives"),
     BulletKind("system_rules", DOMAIN_RULES, "rules"),
-    BulletKind("suggestions", ACTION_SUGGESTIONS, "suggestions", Suggestion.from_entry),
+    BulletKind("suggestions", ACTION_SUGGESTIONS, "suggestions", _suggestion_of),
 )
 """The bullet blocks, in the order they are sent (SPEC §2, kinds 4 to 6)."""

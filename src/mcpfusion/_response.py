@@ -145,6 +145,10 @@ def render(
     user only, except the first ``shared_ui`` UI blocks (a truncation notice the model
     must read too).
     """
+    if _bare(view):
+        # Only a data block (a plain value, a str, None): the view is already what is sent;
+        # skipping the part loop and a second view halves a plain call's rendering.
+        return with_view(ToolResponse((render_data(view.data, data_format, delimiter),)), view)
     blocks = [render_data(view.data, data_format, delimiter)]
     blocks.extend(block.text for block in view.ui_blocks)
     blocks.extend(block.text for block in view.embeds)
@@ -162,6 +166,13 @@ def render(
     # Block 0 is the data; blocks 1..ui_count are the UI blocks, then the embeds.
     marks = tuple(FOR_USER if shared_ui < i <= ui_count else None for i in range(len(blocks)))
     return with_view(ToolResponse(tuple(blocks), annotations=marks), view)
+
+
+def _bare(view: ResponseView) -> bool:
+    """Whether ``view`` holds nothing but its data."""
+    if view.ui_blocks or view.embeds:
+        return False
+    return all(not getattr(view, kind.field) for kind in BULLET_KINDS)
 
 
 def success(data: Any) -> ToolResponse:
