@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
+import json
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
 from mcpfusion._errors import ErrorEnvelope
+from mcpfusion._markup import closed, left_open
 
 UI_PASSTHROUGH: Final = "ui_passthrough"
 LLM_DIRECTIVES: Final = "llm_directives"
@@ -192,11 +194,14 @@ def neutralize(text: str) -> str:
     Lone surrogates, which no transport can encode, become U+FFFD.
     """
     text = scrub(text)
-    if "<" not in text or not _ANY.search(text):
+    if "<" not in text:
         return text
-    text = _PLAIN.sub("&lt;", text)
-    # _UNICODE needs a non-ASCII character, and isascii() costs nothing.
-    return text if text.isascii() else _UNICODE.sub(_as_entity, text)
+    if _ANY.search(text):
+        text = _PLAIN.sub("&lt;", text)
+        # _UNICODE needs a non-ASCII character, and isascii() costs nothing.
+        if not text.isascii():
+            text = _UNICODE.sub(_as_entity, text)
+    return closed(text)  # markup the string leaves open (_markup)
 
 
 def neutralize_json(text: str) -> str:
@@ -206,12 +211,73 @@ def neutralize_json(text: str) -> str:
     rewrites exactly what ``neutralize`` rewrites in the decoded value. In JSON a ``<`` can
     only occur inside a string, so the decoded value is unchanged.
     """
-    if "<" not in text or not _ANY_JSON.search(text):
+    if "<" not in text:
         return text
-    # _UNICODE_JSON needs a non-ASCII character or an escape; isascii() costs nothing.
-    ascii_only = text.isascii() and "\\" not in text
-    text = _PLAIN.sub(r"\\u003c", text)
-    return text if ascii_only else _UNICODE_JSON.sub(_as_escape, text)
+    if _ANY_JSON.search(text):
+        # _UNICODE_JSON needs a non-ASCII character or an escape; isascii() costs nothing.
+        ascii_only = text.isascii() and "\\" not in text
+        text = _PLAIN.sub(r"\\u003c", text)
+        if not ascii_only:
+            text = _UNICODE_JSON.sub(_as_escape, text)
+    return _closed_json(text) if _OPEN_JSON.search(text) else text
+
+
+# Markup left open, in a JSON text: each string holding a "<" before "/" or a letter is
+# decoded, read by _markup as a reader of the value would, and each "<" it finds left
+# open is written \u003c, so the decoded value is unchanged. Only the strings holding such
+# a "<" are visited: a long data block with none costs one scan.
+_OPEN_JSON: Final = re.compile(r"<(?=[/A-Za-z])")
+_JSON_STRING: Final = re.compile(r'"(?:[^"\\]++|\\.)*+"')
+_JSON_LT: Final = re.compile(r"\\u003c|\\.|<")
+
+
+def _closed_json(text: str) -> str:
+    pieces = []
+    done = 0
+    for candidate in _OPEN_JSON.finditer(text):
+        if candidate.start() < done:
+            continue  # in the string just rewritten
+        start = _string_start(text, candidate.start())
+        literal = _JSON_STRING.match(text, start)
+        if literal is None:  # not inside a string: not JSON from to_json; left as it is
+            continue
+        pieces += (text[done:start], _closed_string(literal.group()))
+        done = literal.end()
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _string_start(text: str, index: int) -> int:
+    """Where the JSON string holding ``text[index]`` opens: the nearest unescaped quote."""
+    quote = text.rfind('"', 0, index)
+    while quote > 0:
+        backslashes = quote - len(text[:quote].rstrip("\\"))
+        if backslashes % 2 == 0:
+            break
+        quote = text.rfind('"', 0, quote)
+    return quote
+
+
+def _closed_string(literal: str) -> str:
+    value = json.loads(literal)
+    found = left_open(value)
+    if not found:
+        return literal
+    # The n-th "<" of the value is the n-th "<" or \u003c of the literal.
+    order = {match.start(): n for n, match in enumerate(re.finditer("<", value))}
+    wanted = {order[index] for index in found}
+    seen = -1
+
+    def rewrite(token: re.Match[str]) -> str:
+        nonlocal seen
+        piece = token.group()
+        if piece == "<" or piece == "\\u003c":
+            seen += 1
+            if piece == "<" and seen in wanted:
+                return "\\u003c"
+        return piece
+
+    return _JSON_LT.sub(rewrite, literal)
 
 
 def fold_lines(text: str) -> str:

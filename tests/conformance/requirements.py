@@ -529,7 +529,11 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     Clause(
         "S07.6",
         "No string in structured content can open or close a reserved tag.",
-        pending="issue 10",
+        tests=(
+            "tests/attack/test_issue10.py::test_structured_content_carried_tags_raw",
+            "tests/attack/test_issue10.py::test_structured_content_from_an_output_schema",
+            "tests/attack/test_properties.py::test_structured_content_fools_no_reader",
+        ),
     ),
     Clause(
         "S07.7",
@@ -542,17 +546,30 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     Clause(
         "S07.8",
         "Optional whitespace after '<' and around the '/' does not escape neutralization.",
-        pending="issue 10",
+        tests=(
+            "tests/attack/test_issue10.py::test_space_after_the_slash_closes_the_tag",
+            "tests/conformance/test_s07_neutralization.py::test_widened_rule_writes_lt_entity",
+        ),
     ),
     Clause(
         "S07.9",
         "Names are compared after Unicode NFKC normalization and case folding (ſ, ı, İ, full-width letters).",
-        pending="issue 10",
+        tests=(
+            "tests/attack/test_issue10.py::test_long_s_spells_the_rules_tag",
+            "tests/attack/test_issue10.py::test_dotless_i_spells_the_directives_tag",
+            "tests/attack/test_issue10.py::test_dotted_capital_i_spells_the_validation_tag",
+            "tests/attack/test_issue10.py::test_full_width_letters_spell_the_tag",
+            "tests/unit/test_wire_format.py::test_regex_shortcuts_agree_with_the_rule",
+        ),
     ),
     Clause(
         "S07.10",
         "A '<' followed by '!' or '?' (comments, CDATA, declarations, processing instructions) is neutralized.",
-        pending="issue 10",
+        tests=(
+            "tests/attack/test_issue10.py::test_comment_in_the_json_data_block_hides_every_later_block",
+            "tests/attack/test_issue10.py::test_cdata_section_in_ui_content_hides_the_rest",
+            "tests/attack/test_issue10.py::test_processing_instruction_in_a_reason_swallows_the_closing_tag",
+        ),
     ),
     Clause(
         "S07.11",
@@ -574,7 +591,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     Clause(
         "S07.13",
         "In structured content the string itself carries &lt;, and the text block mirroring it shows the same.",
-        pending="issue 10",
+        tests=("tests/attack/test_issue10.py::test_structured_content_carried_tags_raw",),
     ),
     Clause(
         "S07.14",
@@ -588,7 +605,21 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     Clause(
         "S07.15",
         "Nor by a Unicode case-insensitive regular expression or an HTML-style tokenizer.",
-        pending="issue 10",
+        tests=(
+            "tests/attack/test_corpus.py::test_no_reader_is_fooled_at",
+            "tests/attack/test_properties.py::test_a_built_response_fools_no_reader",
+            "tests/attack/test_properties.py::test_neutralized_text_fools_no_reader",
+        ),
+    ),
+    Clause(
+        "S07.16",
+        "A '<' before '/' or an ASCII letter is neutralized when its tag is left open in its string (an unclosed quote after '=' included) or it opens a raw-text element whose end tag does not follow.",
+        tests=(
+            "tests/attack/test_unclosed_markup.py::test_markup_left_open_hides_a_framework_tag",
+            "tests/attack/test_unclosed_markup.py::test_structured_content_left_open_hides_the_next_block",
+            "tests/attack/test_unclosed_markup.py::test_complete_markup_is_kept",
+            "tests/attack/test_unclosed_markup.py::test_a_string_packed_with_open_tags_is_neutralized_in_linear_time",
+        ),
     ),
     # -- 8. Bullet blocks --------------------------------------------------------------
     Clause(

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from mcpfusion import ErrorEnvelope
 from mcpfusion import _format as wire
+from mcpfusion._markup import closed
 from tests.conformance.strategies import hostile_text
 
 # A lenient reader's reserved tag: Unicode case-insensitive, whitespace around the "/".
@@ -214,11 +215,14 @@ def test_lone_surrogates_become_replacement_characters() -> None:
 
 
 def _neutralized_one_by_one(text: str) -> str:
-    """SPEC §7's rule asked of every '<' in Python, without the regexes' shortcuts."""
+    """SPEC §7's rule asked of every '<' in Python, without the regexes' shortcuts (then
+    its clause on markup left open, which has none)."""
     text = wire.scrub(text)
-    return "".join(
-        "&lt;" if char == "<" and wire._opens_markup(wire._text_chars(text, i + 1)) else char
-        for i, char in enumerate(text)
+    return closed(
+        "".join(
+            "&lt;" if char == "<" and wire._opens_markup(wire._text_chars(text, i + 1)) else char
+            for i, char in enumerate(text)
+        )
     )
 
 

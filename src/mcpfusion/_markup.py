@@ -1,0 +1,64 @@
+"""Markup a string leaves open (SPEC §7's last clause): the ``<`` an HTML reader would let
+run on into the framework's text after the string.
+
+An HTML-style tokenizer does not stop a tag where the string holding it ends: ``<b``,
+``</b`` or ``<b title="x`` (a quote opened after ``=`` and never closed) runs on into the
+framework's next tag and swallows it, and ``<script>`` without its end tag turns every
+later block into raw text. Such a ``<`` (before ``/`` or an ASCII letter) is neutralized;
+markup that ends inside its string (``<b>``, ``<a href="x">``) is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+_CANDIDATE: Final = re.compile(r"<(?=[/A-Za-z])")
+# The rest of a tag after its "<": up to a ">", a quoted value after "=" skipped whole. A
+# quote opened after "=" and never closed matches no branch, so the tag is left open.
+# Possessive throughout: no backtracking, linear in what it scans.
+_TAG_REST: Final = re.compile(r"""(?:[^>=]++|=(?!\s*+["'])|=\s*+"[^"]*+"|=\s*+'[^']*+')*+>""")
+_RAW_TEXT: Final = re.compile(
+    r"(script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext)(?=[\s/>]|$)",
+    re.IGNORECASE,
+)
+_RAW_TEXT_END: Final = {
+    name: re.compile(rf"</{name}\s*>", re.IGNORECASE)
+    for name in ("script", "style", "textarea", "title", "xmp", "iframe")
+    + ("noembed", "noframes", "noscript", "plaintext")
+}
+_BUDGET: Final = 20_000_000
+"""Candidates x length past which every candidate is taken as open: each is scanned to its
+end, so a string packed with ``<a`` would cost quadratic time; beyond this, neutralizing
+them all is linear (and only such strings lose their complete markup)."""
+
+
+def left_open(text: str) -> list[int]:
+    """The indices of the ``<`` in ``text`` that start markup left open (see the module)."""
+    starts = [match.start() for match in _CANDIDATE.finditer(text)]
+    if not starts or len(starts) * len(text) > _BUDGET:
+        return starts
+    found = []
+    for start in starts:
+        tag = _TAG_REST.match(text, start + 1)
+        if tag is None:
+            found.append(start)
+            continue
+        raw = _RAW_TEXT.match(text, start + 1)
+        if raw and not _RAW_TEXT_END[raw.group(1).lower()].search(text, tag.end()):
+            found.append(start)
+    return found
+
+
+def closed(text: str, entity: str = "&lt;") -> str:
+    """``text`` with each ``<`` that ``left_open`` finds written as ``entity``."""
+    found = left_open(text)
+    if not found:
+        return text
+    pieces = []
+    last = 0
+    for index in found:
+        pieces += (text[last:index], entity)
+        last = index + 1
+    pieces.append(text[last:])
+    return "".join(pieces)
