@@ -232,7 +232,7 @@ _JSON_LT: Final = re.compile(r"\\u003c|\\.|<")
 
 
 def _closed_json(text: str) -> str:
-    pieces = []
+    pieces: list[str] = []
     done = 0
     for candidate in _OPEN_JSON.finditer(text):
         if candidate.start() < done:

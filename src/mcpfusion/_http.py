@@ -147,44 +147,102 @@ CORS_EXPOSED_HEADERS: Final = ("mcp-session-id", "mcp-protocol-version")
 """The response headers a browser client must be able to read."""
 
 
-def _protocol(options: HttpOptions) -> type[H11Protocol]:
-    """uvicorn's h11 protocol with a bound on the time a request head may take.
+class _HeadTimer(asyncio.Protocol):
+    """Closes a connection whose request head takes longer than ``head_timeout`` seconds.
 
     uvicorn times out idle keep-alive connections but not one that sends its head a byte
-    at a time (slowloris): such a connection is closed ``header_timeout`` seconds after
-    it started the head it never finished.
+    at a time (slowloris): such a connection is closed ``head_timeout`` seconds after it
+    started the head it never finished. The protocol says when a head starts and ends.
     """
-    timeout = options.header_timeout
 
-    class HeadTimeout(H11Protocol):
-        _head_timer: asyncio.TimerHandle | None = None
+    head_timeout: float = 10.0
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+    _head_timer: asyncio.TimerHandle | None = None
+
+    def _in_head(self) -> bool:
+        raise NotImplementedError
+
+    def _arm(self) -> None:
+        if self._head_timer is None:
+            self._head_timer = self.loop.call_later(self.head_timeout, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _too_slow(self) -> None:
+        self._head_timer = None
+        if self._in_head() and not self.transport.is_closing():
+            self.transport.close()
+
+
+class _H11HeadTimeout(_HeadTimer, H11Protocol):
+    """uvicorn's h11 protocol with the head timer (when httptools is not installed)."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        if self._in_head():
+            self._arm()
+        super().data_received(data)
+        if not self._in_head():
+            self._disarm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _in_head(self) -> bool:
+        return self.conn.their_state is h11.IDLE
+
+
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # pragma: no cover - httptools is a dependency; h11 is the fallback
+    _HTTPTOOLS: type[_HeadTimer] | None = None
+else:
+
+    class _HttpToolsHeadTimeout(_HeadTimer, HttpToolsProtocol):
+        """uvicorn's httptools protocol (llhttp, in C) with the head timer."""
+
+        _reading_head = True
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._arm()
 
-        def data_received(self, data: bytes) -> None:
-            if self._head_timer is None and self.conn.their_state is h11.IDLE:
-                self._arm()
-            super().data_received(data)
-            if self.conn.their_state is not h11.IDLE and self._head_timer is not None:
-                self._head_timer.cancel()
-                self._head_timer = None
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._reading_head = True
+            self._arm()
+
+        def on_headers_complete(self) -> None:
+            self._reading_head = False
+            self._disarm()
+            super().on_headers_complete()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            if self._head_timer is not None:
-                self._head_timer.cancel()
+            self._disarm()
             super().connection_lost(exc)
 
-        def _arm(self) -> None:
-            self._head_timer = self.loop.call_later(timeout, self._too_slow)
+        def _in_head(self) -> bool:
+            return self._reading_head
 
-        def _too_slow(self) -> None:
-            self._head_timer = None
-            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                self.transport.close()
+    _HTTPTOOLS = _HttpToolsHeadTimeout
 
-    return HeadTimeout
+
+def _protocol(options: HttpOptions) -> type[_HeadTimer]:
+    """uvicorn's HTTP protocol with a bound on the time a request head may take.
+
+    The httptools parser when it is installed (a dependency everywhere it builds): about
+    1.4x the calls per second of h11 with uvloop, measured by ``benchmarks.http``.
+    """
+    base = _HTTPTOOLS or _H11HeadTimeout
+    return type("HeadTimeout", (base,), {"head_timeout": options.header_timeout})
 
 
 def uvicorn_config(app: ServableApp, options: HttpOptions) -> uvicorn.Config:

@@ -18,14 +18,21 @@ _CANDIDATE: Final = re.compile(r"<(?=[/A-Za-z])")
 # quote opened after "=" and never closed matches no branch, so the tag is left open.
 # Possessive throughout: no backtracking, linear in what it scans.
 _TAG_REST: Final = re.compile(r"""(?:[^>=]++|=(?!\s*+["'])|=\s*+"[^"]*+"|=\s*+'[^']*+')*+>""")
-_RAW_TEXT: Final = re.compile(
-    r"(script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext)(?=[\s/>]|$)",
-    re.IGNORECASE,
+_RAW_TEXT_NAMES: Final = (
+    "script",
+    "style",
+    "textarea",
+    "title",
+    "xmp",
+    "iframe",
+    "noembed",
+    "noframes",
+    "noscript",
+    "plaintext",
 )
+_RAW_TEXT: Final = re.compile(rf"({'|'.join(_RAW_TEXT_NAMES)})(?=[\s/>]|$)", re.IGNORECASE)
 _RAW_TEXT_END: Final = {
-    name: re.compile(rf"</{name}\s*>", re.IGNORECASE)
-    for name in ("script", "style", "textarea", "title", "xmp", "iframe")
-    + ("noembed", "noframes", "noscript", "plaintext")
+    name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in _RAW_TEXT_NAMES
 }
 _BUDGET: Final = 20_000_000
 """Candidates x length past which every candidate is taken as open: each is scanned to its
@@ -55,7 +62,7 @@ def closed(text: str, entity: str = "&lt;") -> str:
     found = left_open(text)
     if not found:
         return text
-    pieces = []
+    pieces: list[str] = []
     last = 0
     for index in found:
         pieces += (text[last:index], entity)

@@ -10,6 +10,7 @@ import httpx2
 import pytest
 from anyio.abc import SocketStream
 
+import mcpfusion._http
 from mcpfusion import HttpOptions
 from mcpfusion._http import uvicorn_config
 from tests.e2e.sample_app import app as sample
@@ -139,8 +140,18 @@ async def _closed(stream: SocketStream) -> bool:
         return False
 
 
-async def test_slowloris_connections_are_closed_and_calls_stay_fast() -> None:
-    """200 connections trickling a request head do not slow a call; each is closed."""
+@pytest.mark.parametrize("parser", ["httptools", "h11"])
+async def test_slowloris_connections_are_closed_and_calls_stay_fast(
+    parser: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """200 connections trickling a request head do not slow a call; each is closed (with
+    httptools, the default, and with h11, the fallback where httptools is missing)."""
+    if parser == "h11":
+        monkeypatch.setattr(mcpfusion._http, "_HTTPTOOLS", None)
+    protocol = uvicorn_config(sample, HttpOptions()).http
+    assert isinstance(protocol, type)
+    expected = "_HttpToolsHeadTimeout" if parser == "httptools" else "_H11HeadTimeout"
+    assert protocol.__mro__[1].__name__ == expected
     with anyio.fail_after(60):
         async with uvicorn_in_process(served(header_timeout=1.0)) as port:
             slow = [await _slowloris(port) for _ in range(200)]

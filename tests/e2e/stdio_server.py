@@ -49,8 +49,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--with", dest="transport", choices=TRANSPORTS, default="mcpfusion")
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
-    anyio.run(TRANSPORTS[args.transport], load_app(args.target))
+    anyio.run(serve_within_lifespan, load_app(args.target), TRANSPORTS[args.transport])
     return 0
+
+
+async def serve_within_lifespan(app: Fusion, transport: Callable[[Any], Awaitable[None]]) -> None:
+    """Serves ``app`` on ``transport`` inside its lifespan, as ``run_stdio`` does."""
+    async with app.running():
+        await transport(app)
 
 
 if __name__ == "__main__":
