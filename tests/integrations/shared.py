@@ -62,7 +62,9 @@ def _user_table(users: list[dict[str, Any]]) -> UIBlock:
 
 @user_view.suggest
 def _user_next(user: dict[str, Any]) -> Suggestion:
-    return suggest("users.upgrade", f"Move {user['name']} to a larger plan")
+    # The reference app's flat name: an app sends a suggestion as its exposition lists the
+    # target (a host sends it as written), so both send this spelling byte for byte.
+    return suggest("users_upgrade", f"Move {user['name']} to a larger plan")
 
 
 SECRET = "pbkdf2$SECRET-HASH"
@@ -90,7 +92,9 @@ def find(user_id: int) -> dict[str, Any]:
         "NOT_FOUND",
         f"There is no user {user_id}.",
         recovery="List users to find a valid id.",
-        available_actions=["list_users"],
+        # Spelled as the reference app lists it, which a host sends as written (see
+        # _user_next): the two must send the same bytes.
+        available_actions=["users_list_users"],
     )
 
 
@@ -108,6 +112,11 @@ def reference_app() -> Fusion:
     async def list_users() -> list[dict[str, Any]]:
         """Lists the users."""
         return ROWS
+
+    @users.action("upgrade", idempotent=True)
+    def upgrade(user_id: int) -> str:
+        """Moves a user to a larger plan (the target of the Presenter's suggestion)."""
+        return f"user {user_id} upgraded"
 
     return app
 
