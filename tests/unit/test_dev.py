@@ -10,10 +10,11 @@ from typing import Any
 import httpx2
 import pytest
 
+from mcpfusion import Fusion
 from mcpfusion._dev import main_dev
 from mcpfusion._dev.forms import action_forms, form_arguments
 from mcpfusion._dev.reload import LiveApp
-from mcpfusion._dev.server import TOKEN_HEADER, console_app
+from mcpfusion._dev.server import TOKEN_HEADER, console_app, full_definitions
 from mcpfusion.cli import UsageError, build_parser
 from mcpfusion.terminal import TokenCounter, classify, definition_json
 from tests.browser.sample_app import app as sample
@@ -68,6 +69,22 @@ def test_forms_keep_the_parameters_each_action_uses() -> None:
     assert list(fields["void_invoice"]) == ["invoice_id", "reason", "_select"]
     assert fields["void_invoice"]["reason"].required
     assert not fields["list_invoices"]["limit"].required
+
+
+def test_a_lean_app_gets_the_forms_of_its_full_definitions() -> None:
+    """Lean definitions cannot say which actions use a parameter: the forms read the full."""
+    app = Fusion("lean", definitions="lean")
+    tool = app.tool("invoices", description="Invoices.")
+    tool.action("find", read_only=True)(lambda status=None: [])
+    tool.action("get", read_only=True)(lambda invoice_id: {})
+    [lean] = app.list_tools()
+    # Lean: invoice_id is required wherever it is used, so only the description says where
+    # ("get: ... Requires: invoice_id."), and read alone it would land in every form.
+    assert lean["inputSchema"]["properties"]["invoice_id"] == {}
+    assert "invoice_id" in [x.name for x in action_forms(lean)[0].fields]
+    forms = {f.action: f for f in action_forms(full_definitions(app)["invoices"])}
+    assert [x.name for x in forms["find"].fields] == ["status"]
+    assert [(x.name, x.required) for x in forms["get"].fields] == [("invoice_id", True)]
 
 
 def test_form_fields_pick_an_input_per_schema() -> None:

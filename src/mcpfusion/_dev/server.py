@@ -24,6 +24,8 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mcpfusion._app import Fusion
+from mcpfusion._catalog import Catalog
 from mcpfusion._dev.forms import action_forms, form_arguments
 from mcpfusion._dev.reload import LiveApp
 from mcpfusion._renderer import renderer_document
@@ -100,11 +102,22 @@ def console_page() -> tuple[str, str]:
     return page, policy
 
 
+def full_definitions(app: Fusion) -> dict[str, dict[str, Any]]:
+    """Each listed tool's definition in full, by name: what the forms are read from.
+
+    A lean definition (``definitions="lean"``) leaves which actions use a parameter to the
+    description's ``Requires:`` lists, which cannot tell "every action" from "the actions
+    requiring it"; the full one names them ("Used by:").
+    """
+    return {tool["name"]: tool for tool in Catalog.build(app.tools.values()).list_tools()}
+
+
 def tool_listing(live: LiveApp, counter: TokenCounter) -> dict[str, Any]:
-    """The app's tools with their token cost and forms, for the page."""
+    """The app's tools with their token cost (as listed) and forms, for the page."""
     app = live.app
     tools = []
     total = 0
+    full = full_definitions(app)
     for tool in app.list_tools():
         tokens = counter.count(definition_json(tool))
         total += tokens
@@ -114,7 +127,7 @@ def tool_listing(live: LiveApp, counter: TokenCounter) -> dict[str, Any]:
                 "description": tool.get("description", ""),
                 "tokens": tokens,
                 "definition": tool,
-                "forms": [form.to_json() for form in action_forms(tool)],
+                "forms": [form.to_json() for form in action_forms(full[tool["name"]])],
             }
         )
     return {
@@ -241,7 +254,7 @@ def console_app(live: LiveApp, token: str, *, counter: TokenCounter | None = Non
         try:
             body = await request.json()
             name, action, values = body["tool"], body.get("action"), body.get("values") or {}
-            definitions = {tool["name"]: tool for tool in live.app.list_tools()}
+            definitions = full_definitions(live.app)
             if name not in definitions:
                 raise UsageError(f"unknown tool '{name}'")
             arguments = form_arguments(definitions[name], action, values)
