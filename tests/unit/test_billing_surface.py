@@ -76,7 +76,9 @@ async def test_collections_call_is_built_from_the_presenters(tester: FusionTeste
     """The prompt: an instruction, the masked customer, the overdue invoices and their rules."""
     result = await tester.get_prompt("collections_call", customer_id=seed.HOSTILE_CUSTOMER_ID)
     texts = [m.text or "" for m in result.messages]
-    assert texts[0].startswith(f"Prepare a collections call with customer {seed.HOSTILE_CUSTOMER_ID}")
+    assert texts[0].startswith(
+        f"Prepare a collections call with customer {seed.HOSTILE_CUSTOMER_ID}"
+    )
     assert any(t.startswith("<domain_rules>") for t in texts)
     assert '"status": "overdue"' in "\n".join(texts)
     blob = "\n".join(texts)
