@@ -61,11 +61,20 @@ def _error(exc: SurfaceError) -> MCPError:
     return MCPError(code, exc.message, None if exc.uri is None else {"uri": exc.uri})
 
 
+def _connection(ctx: ServerRequestContext[Any]) -> Any:
+    """The client connection a request came on: what a subscription belongs to.
+
+    The SDK makes a ``ServerSession`` per request around the connection and offers no
+    public way to it (mcp 2.3); both can send ``notifications/resources/updated``.
+    """
+    return getattr(ctx.session, "_connection", ctx.session)
+
+
 class ResourceSubscriptions:
-    """Who subscribed to which URI with ``resources/subscribe`` (2025-11-25 sessions).
+    """Who subscribed to which URI with ``resources/subscribe`` (2025-11-25 connections).
 
     ``notify(uri)`` sends ``notifications/resources/updated`` to each subscriber of
-    ``uri``; a session that ended is forgotten with it.
+    ``uri``; a connection that ended is forgotten with it (held weakly).
     """
 
     def __init__(self) -> None:
@@ -156,13 +165,13 @@ def _resource_handlers(app: SurfaceApp, subscriptions: ResourceSubscriptions) ->
         found = surface.find_resource(uri)
         if found is None or found[0].requires - scopes_of(_caller(app, ctx)):
             raise MCPError(types.INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri})
-        subscriptions.add(uri, ctx.session)
+        subscriptions.add(uri, _connection(ctx))
         return types.EmptyResult()
 
     async def on_unsubscribe(
         ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
-        subscriptions.discard(str(params.uri), ctx.session)
+        subscriptions.discard(str(params.uri), _connection(ctx))
         return types.EmptyResult()
 
     return {
