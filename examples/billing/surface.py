@@ -2,7 +2,8 @@
 
 ``billing://invoices/{invoice_id}`` reads an invoice as ``billing.get_invoice`` shows it;
 ``collections_call`` prepares a call about a customer's overdue invoices from the customer
-and invoice views; both complete ids from the caller's tenant only.
+and invoice views; both complete ids from the caller's tenant only. Hosts that support MCP
+Apps render the invoices' charts and tables with the renderer served at ``ui://``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ SUGGESTED = 20
 
 
 def define_surface(app: Fusion) -> None:
-    """Adds the invoice resource, the ``collections_call`` prompt and their completions."""
+    """Adds the invoice resource, the ``collections_call`` prompt and their completions,
+    and serves the renderer as an MCP App for the tools whose Presenters send UI."""
+    app.enable_ui_app()
 
     @app.resource(
         "billing://invoices/{invoice_id}",

@@ -32,12 +32,14 @@ from mcpfusion._middleware import Call, Middleware, Next, check_middleware, comp
 from mcpfusion._options import HttpOptions
 from mcpfusion._presenter import Presenter
 from mcpfusion._prompt import Prompt
+from mcpfusion._renderer import APP_MIME_TYPE
 from mcpfusion._resource import CacheScope, Resource
 from mcpfusion._response import ToolResponse
 from mcpfusion._schema import DISCRIMINATOR, SELECT
 from mcpfusion._style import Audience, Style
 from mcpfusion._surface import Surface
 from mcpfusion._tool import Exposition, Tool
+from mcpfusion._ui_app import APP_META, DEFAULT_URI, emits_ui, point_tools, renderer
 from mcpfusion._validation import arguments_problem, field_problems, select_problems
 
 if TYPE_CHECKING:
@@ -130,6 +132,8 @@ class Fusion:
         self._chain: Next | None = None
         self.surface = Surface(self)
         """The app's resources, prompts and completions (``resource``, ``prompt``)."""
+        self.ui_app_uri: str | None = None
+        """The ``ui://`` URI of the MCP App rendering UI blocks (``enable_ui_app``), if any."""
 
     def __repr__(self) -> str:
         return f"Fusion({self.name!r}, tools={list(self._tools)})"
@@ -268,7 +272,16 @@ class Fusion:
                 incomplete tool.
         """
         catalog = self._frozen()
-        return catalog.list_tools(None if scopes is None else frozenset(scopes))
+        tools = catalog.list_tools(None if scopes is None else frozenset(scopes))
+        if self.ui_app_uri is not None:
+            point_tools(tools, self._shows_ui, self.ui_app_uri)
+        return tools
+
+    def _shows_ui(self, listed: str) -> bool:
+        """Whether an action the listed tool leads to has a Presenter that can send UI."""
+        route = self._frozen().routes[listed]
+        actions = [route.action] if route.action is not None else route.actions.values()
+        return any(emits_ui(action.presenter) for action in actions)
 
     async def call_tool(
         self,
@@ -490,6 +503,36 @@ class Fusion:
             )
 
         return define
+
+    def enable_ui_app(self, uri: str = DEFAULT_URI) -> Resource:
+        """Serves the result renderer as an MCP App (``io.modelcontextprotocol/ui``).
+
+        The renderer becomes the ``ui://`` resource ``uri`` (``text/html;profile=mcp-app``,
+        with its CSP in ``_meta.ui``), and every listed tool with an action whose Presenter
+        can send UI blocks carries ``_meta.ui.resourceUri``: a host that supports Apps
+        shows the blocks rendered beside the conversation. The text blocks do not change,
+        so clients without Apps see nothing new.
+
+        Raises:
+            DefinitionError: if ``uri`` is not a ``ui://`` URI, the app already serves one,
+                or the app is frozen.
+        """
+        self._defining_check()
+        if not isinstance(uri, str) or not uri.startswith("ui://"):
+            raise DefinitionError(f"app '{self.name}': an MCP App's URI starts with ui://")
+        if self.ui_app_uri is not None:
+            raise DefinitionError(f"app '{self.name}' already serves its UI at {self.ui_app_uri}")
+        resource = self.surface.add_resource(
+            uri,
+            renderer(uri),
+            name="mcpfusion-renderer",
+            title="Tool results, rendered",
+            description="Renders the UI blocks of tool results: tables, charts, diagrams.",
+            mime_type=APP_MIME_TYPE,
+            meta=APP_META,
+        )
+        self.ui_app_uri = uri
+        return resource
 
     # -- serving ---------------------------------------------------------------------------
     # The server module is imported on use: the core never loads the MCP SDK unless the app

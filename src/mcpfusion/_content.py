@@ -9,7 +9,9 @@ imports the MCP SDK.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 
@@ -81,12 +83,14 @@ class EmbeddedResource:
         blob: its bytes, or ``None`` when it is text.
         mime_type: its type (``text/plain`` for text, ``application/octet-stream`` for
             bytes, unless told).
+        meta: the contents' ``_meta``, if any.
     """
 
     uri: str
     text: str | None = None
     blob: bytes | None = None
     mime_type: str | None = None
+    meta: Mapping[str, Any] | None = field(default=None, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         _check_text("EmbeddedResource", "uri", self.uri)
@@ -100,10 +104,16 @@ class EmbeddedResource:
 
     def contents(self) -> dict[str, Any]:
         """The MCP ``TextResourceContents`` or ``BlobResourceContents``, as a dict."""
+        found: dict[str, Any] = {"uri": self.uri}
         if self.blob is not None:
-            mime = self.mime_type or "application/octet-stream"
-            return {"uri": self.uri, "mimeType": mime, "blob": _b64(self.blob)}
-        return {"uri": self.uri, "mimeType": self.mime_type or "text/plain", "text": self.text}
+            found["mimeType"] = self.mime_type or "application/octet-stream"
+            found["blob"] = _b64(self.blob)
+        else:
+            found["mimeType"] = self.mime_type or "text/plain"
+            found["text"] = self.text
+        if self.meta is not None:
+            found["_meta"] = copy.deepcopy(dict(self.meta))
+        return found
 
     def to_mcp(self) -> dict[str, Any]:
         """The MCP ``EmbeddedResource`` content as a JSON-compatible dict."""

@@ -266,6 +266,11 @@ class Presenter:
         return self._select_keys
 
     @property
+    def has_ui_callbacks(self) -> bool:
+        """Whether UI callbacks are registered (for single objects or lists)."""
+        return bool(self._ui.one or self._ui.many)
+
+    @property
     def static_suggestions(self) -> tuple[Suggestion, ...]:
         """The suggestions sent with every response (``suggestions=``)."""
         return self._static_suggestions

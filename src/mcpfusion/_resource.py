@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import re
 import urllib.parse
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Final, Literal
 
 from mcpfusion._action import Action
@@ -63,6 +64,7 @@ class Resource:
         requires: Collection[str] = (),
         fresh_for: float = 0,
         cache_scope: CacheScope | None = None,
+        meta: Mapping[str, Any] | None = None,
         context_type: type | None = None,
         state_type: type | None = None,
         style: Any = None,
@@ -89,6 +91,7 @@ class Resource:
         self.description = description or _first_line(handler)
         self.presenter = returns
         self.mime_type = mime_type
+        self.meta = meta
         options: dict[str, Any] = {} if style is None else {"style": style}
         try:
             self.action = Action(
@@ -177,6 +180,8 @@ class Resource:
         mime = self.listed_mime()
         if mime:
             found["mimeType"] = mime
+        if self.meta is not None:
+            found["_meta"] = copy.deepcopy(dict(self.meta))
         return found
 
     def listed_mime(self) -> str | None:

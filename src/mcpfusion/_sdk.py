@@ -15,7 +15,7 @@ from mcpfusion._context import Progress
 from mcpfusion._failures import escaped, preview
 from mcpfusion._identity import Identity
 from mcpfusion._response import ToolResponse
-from mcpfusion._sdk_surface import sdk_content, surface_handlers
+from mcpfusion._sdk_surface import advertise_extensions, sdk_content, surface_handlers
 
 logger = logging.getLogger("mcpfusion")
 
@@ -140,7 +140,7 @@ def build_server(app: ServableApp) -> Server[Any]:
             response = escaped(params.name)
         return to_call_tool_result(response)
 
-    return Server(
+    server = Server(
         app.name,
         version=app.version,
         instructions=app.instructions,
@@ -150,3 +150,5 @@ def build_server(app: ServableApp) -> Server[Any]:
         on_call_tool=on_call_tool,
         **surface_handlers(app),
     )
+    advertise_extensions(server, app)
+    return server

@@ -7,7 +7,8 @@ import weakref
 from typing import Any, Final, Literal, Protocol, runtime_checkable
 
 from mcp import types
-from mcp.server import ServerRequestContext
+from mcp.server import Server, ServerRequestContext
+from mcp.server.apps import EXTENSION_ID
 from mcp.shared.exceptions import MCPError
 
 from mcpfusion._bearer import identity_of
@@ -34,6 +35,18 @@ def sdk_content(item: Attachment) -> types.ContentBlock:
     """The SDK model of an image, a sound, an embedded resource or a resource link."""
     model: types.ContentBlock = _CONTENT[type(item)].model_validate(item.to_mcp())
     return model
+
+
+def advertise_extensions(server: Server[Any], app: object) -> None:
+    """Advertises MCP Apps (``io.modelcontextprotocol/ui``) when the app serves its UI.
+
+    The SDK's ``Apps`` extension is made for ``MCPServer``; on the low-level server the
+    capability is its ``extensions`` map, which ``initialize`` and ``server/discover``
+    read. Like ``Apps``, it advertises no settings.
+    """
+    uri = getattr(app, "ui_app_uri", None)
+    if isinstance(uri, str):
+        server.extensions[EXTENSION_ID] = {}
 
 
 @runtime_checkable
