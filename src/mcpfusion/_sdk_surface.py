@@ -118,6 +118,20 @@ class ResourceSubscriptions:
                 logger.warning("resources/updated for a subscriber failed", exc_info=True)
 
 
+_SUBSCRIPTIONS: weakref.WeakKeyDictionary[Any, ResourceSubscriptions] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def subscriptions_of(app: object) -> ResourceSubscriptions:
+    """The ``resources/subscribe`` subscribers of an app, shared by every server built for
+    it: ``await subscriptions_of(app).notify(uri)`` tells them ``uri`` changed."""
+    found = _SUBSCRIPTIONS.get(app)
+    if found is None:
+        found = _SUBSCRIPTIONS[app] = ResourceSubscriptions()
+    return found
+
+
 def surface_handlers(
     app: object, subscriptions: ResourceSubscriptions | None = None
 ) -> dict[str, Any]:
@@ -128,7 +142,7 @@ def surface_handlers(
         return {}
     found: dict[str, Any] = {}
     if surface.resources:
-        found.update(_resource_handlers(app, subscriptions or ResourceSubscriptions()))
+        found.update(_resource_handlers(app, subscriptions or subscriptions_of(app)))
     if surface.prompts:
         found.update(_prompt_handlers(app))
     completes = any(p.completers for p in surface.prompts.values()) or any(

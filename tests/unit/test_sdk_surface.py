@@ -11,7 +11,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel
 
 from mcpfusion import Fusion, Image, Presenter, ToolError, user
-from mcpfusion._sdk_surface import ResourceSubscriptions, surface_handlers
+from mcpfusion._sdk_surface import subscriptions_of, surface_handlers
 from mcpfusion.server import build_server
 
 pytestmark = pytest.mark.anyio
@@ -102,17 +102,11 @@ async def test_errors_are_json_rpc_errors_with_the_uri() -> None:
 
 
 async def test_subscribers_hear_of_updates_until_they_unsubscribe() -> None:
-    """resources/subscribe (2025-11-25) registers the session; notify reaches it once."""
-    subscriptions = ResourceSubscriptions()
+    """resources/subscribe (2025-11-25) registers the connection with the app's
+    subscribers; notify reaches it once, and not after it unsubscribes."""
     app = make_app()
     server = build_server(app)
-    for name, handler in surface_handlers(app, subscriptions).items():
-        if "subscribe" in name:
-            method = "resources/" + name.removeprefix("on_").removesuffix("_resource")
-            params = types.SubscribeRequestParams
-            if method == "resources/unsubscribe":
-                params = types.UnsubscribeRequestParams  # type: ignore[assignment]
-            server.add_request_handler(method, params, handler)
+    subscriptions = subscriptions_of(app)
     heard: list[str] = []
 
     async def on_message(message: Any) -> None:
