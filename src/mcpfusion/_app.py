@@ -504,6 +504,23 @@ class Fusion:
 
         return define
 
+    def list_resources(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
+        """Exactly the MCP ``Resource`` objects of ``resources/list`` (the fixed URIs).
+
+        ``scopes`` are the caller's (``None`` lists everything, as for ``list_tools``).
+        """
+        return self.surface.list_resources(scopes)
+
+    def list_resource_templates(
+        self, scopes: Collection[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Exactly the MCP ``ResourceTemplate`` objects of ``resources/templates/list``."""
+        return self.surface.list_resource_templates(scopes)
+
+    def list_prompts(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
+        """Exactly the MCP ``Prompt`` objects of ``prompts/list``."""
+        return self.surface.list_prompts(scopes)
+
     def enable_ui_app(self, uri: str = DEFAULT_URI) -> Resource:
         """Serves the result renderer as an MCP App (``io.modelcontextprotocol/ui``).
 
