@@ -118,9 +118,7 @@ class ResourceSubscriptions:
                 logger.warning("resources/updated for a subscriber failed", exc_info=True)
 
 
-_SUBSCRIPTIONS: weakref.WeakKeyDictionary[Any, ResourceSubscriptions] = (
-    weakref.WeakKeyDictionary()
-)
+_SUBSCRIPTIONS: weakref.WeakKeyDictionary[Any, ResourceSubscriptions] = weakref.WeakKeyDictionary()
 
 
 def subscriptions_of(app: object) -> ResourceSubscriptions:
