@@ -9,23 +9,23 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from examples.billing.access import (
+    BillingState,
+    CustomerId,
+    InvoiceId,
+    ledger,
+    not_found,
+)
 from examples.billing.db import BillingDB, Ledger
 from examples.billing.presenters import Status, customer_view, invoice_view
+from examples.billing.surface import define_surface
 from examples.billing.tenants import LOCAL_OPERATOR
 from mcpfusion import Context, Fusion, ToolError, ToolResponse, toon_success
 from mcpfusion.middleware import audit_log
-
-InvoiceId = Annotated[
-    str, Field(description="Invoice id, e.g. INV-00001.", pattern=r"^INV-\d+$", max_length=16)
-]
-CustomerId = Annotated[
-    str, Field(description="Customer id, e.g. CUS-0001.", pattern=r"^CUS-\d+$", max_length=16)
-]
 
 
 class MonthRevenue(BaseModel):
@@ -42,30 +42,6 @@ class RevenueReport(BaseModel):
     year: int
     currency: str
     months: list[MonthRevenue]
-
-
-def _not_found(kind: str, ident: str, listing: str) -> ToolError:
-    return ToolError(
-        "NOT_FOUND",
-        f"{kind} {ident} does not exist.",
-        recovery=f"Call {listing} to find a valid id.",
-        available_actions=[listing],
-    )
-
-
-@dataclass(frozen=True)
-class BillingState:
-    """What the lifespan opens once per process: the database."""
-
-    db: BillingDB
-
-
-def ledger(state: BillingState, ctx: Context) -> Ledger:
-    """The caller's tenant's ledger: the only way a handler reaches billing data."""
-    tenant = ctx.identity.tenant if ctx.identity is not None else None
-    if tenant is None:
-        raise ToolError("NO_TENANT", "The caller acts for no tenant, so there is no data to see.")
-    return state.db.tenant(tenant)
 
 
 def create_app(
@@ -126,7 +102,7 @@ def create_app(
         # Another tenant's invoice is None here too: the same NOT_FOUND, word for word.
         invoice = books.get_invoice(invoice_id)
         if invoice is None:
-            raise _not_found("Invoice", invoice_id, "billing.list_invoices")
+            raise not_found("Invoice", invoice_id, "billing.list_invoices")
         return invoice
 
     @billing.action(
@@ -151,7 +127,7 @@ def create_app(
         books = ledger(state, ctx)
         outcome = books.record_reminder(invoice_id, proceed=lambda: not ctx.cancelled)
         if outcome == "unknown":
-            raise _not_found("Invoice", invoice_id, "billing.list_invoices")
+            raise not_found("Invoice", invoice_id, "billing.list_invoices")
         if outcome == "paid":
             raise ToolError(
                 "CONFLICT",
@@ -172,7 +148,7 @@ def create_app(
         books = ledger(state, ctx)
         outcome = books.mark_paid(invoice_id, proceed=lambda: not ctx.cancelled)
         if outcome == "unknown":
-            raise _not_found("Invoice", invoice_id, "billing.list_invoices")
+            raise not_found("Invoice", invoice_id, "billing.list_invoices")
         if outcome == "paid":
             raise ToolError(
                 "CONFLICT",
@@ -209,7 +185,7 @@ def create_app(
     def get_customer(state: BillingState, ctx: Context, customer_id: CustomerId) -> dict[str, Any]:
         customer = ledger(state, ctx).get_customer(customer_id)
         if customer is None:
-            raise _not_found("Customer", customer_id, "customers.list_customers")
+            raise not_found("Customer", customer_id, "customers.list_customers")
         return customer
 
     reports = app.tool(
@@ -229,4 +205,5 @@ def create_app(
     ) -> dict[str, Any]:
         return ledger(state, ctx).revenue(year)
 
+    define_surface(app)  # the invoice resource, the collections prompt, completions
     return app

@@ -2,6 +2,7 @@
 
 from mcpfusion._app import Fusion
 from mcpfusion._builder import ResponseBuilder, as_response, response
+from mcpfusion._content import Audio, EmbeddedResource, Image, ResourceLink
 from mcpfusion._context import Context, Request
 from mcpfusion._errors import (
     DefinitionError,
@@ -16,6 +17,8 @@ from mcpfusion._identity import Identity
 from mcpfusion._options import HttpOptions
 from mcpfusion._parts import ResponseView, Suggestion, UIBlock
 from mcpfusion._presenter import Presenter, suggest
+from mcpfusion._prompt import Message, Prompt, assistant, messages_from_view, user
+from mcpfusion._resource import Resource
 from mcpfusion._response import (
     BlockAnnotations,
     ToolResponse,
@@ -28,31 +31,44 @@ from mcpfusion._response import (
     toon_success,
     view_of,
 )
+from mcpfusion._surface import PromptResult, ReadResult, SurfaceError
 from mcpfusion._tool import Tool
 
 __all__ = [
+    "Audio",
     "BlockAnnotations",
     "Context",
     "DefinitionError",
+    "EmbeddedResource",
     "ErrorEnvelope",
     "Fusion",
     "FusionError",
     "HttpOptions",
     "Identity",
+    "Image",
+    "Message",
     "OutputMismatchError",
     "Presenter",
     "PresenterError",
+    "Prompt",
+    "PromptResult",
+    "ReadResult",
     "Request",
+    "Resource",
+    "ResourceLink",
     "ResponseBuilder",
     "ResponseView",
     "SerializationError",
     "Suggestion",
+    "SurfaceError",
     "Tool",
     "ToolError",
     "ToolResponse",
     "UIBlock",
     "as_response",
+    "assistant",
     "error",
+    "messages_from_view",
     "require_view",
     "required",
     "response",
@@ -61,5 +77,6 @@ __all__ = [
     "suggest",
     "tool_error",
     "toon_success",
+    "user",
     "view_of",
 ]

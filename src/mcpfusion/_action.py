@@ -14,12 +14,13 @@ import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from mcpfusion._builder import ResponseBuilder, as_response
+from mcpfusion._content import attachments_of
 from mcpfusion._context import Context, Request
 from mcpfusion._errors import DefinitionError
 from mcpfusion._jsonschema import QuietJsonSchema
 from mcpfusion._parts import ResponseView
 from mcpfusion._presenter import Presenter
-from mcpfusion._response import ToolResponse, render, success
+from mcpfusion._response import ToolResponse, attached, render, success
 from mcpfusion._structured import OutputSchema, failed
 from mcpfusion._style import APP_DEFAULT, Style
 from mcpfusion._threads import run_in_thread
@@ -258,6 +259,8 @@ def wrap(
             return value.build()
         case None:
             return success(None)
+        case _ if (items := attachments_of(value)) is not None:
+            return attached(items)
         case _ if presenter is not None:
             return presenter.present(value, context, select, style=style)
         case _:

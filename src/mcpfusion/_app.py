@@ -30,10 +30,16 @@ from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._lifespan import Lifespan, LifespanFactory, state_type
 from mcpfusion._middleware import Call, Middleware, Next, check_middleware, compose
 from mcpfusion._options import HttpOptions
+from mcpfusion._presenter import Presenter
+from mcpfusion._prompt import Prompt
+from mcpfusion._renderer import APP_MIME_TYPE
+from mcpfusion._resource import CacheScope, Resource
 from mcpfusion._response import ToolResponse
 from mcpfusion._schema import DISCRIMINATOR, SELECT
 from mcpfusion._style import Audience, Style
+from mcpfusion._surface import Surface
 from mcpfusion._tool import Exposition, Tool
+from mcpfusion._ui_app import APP_META, DEFAULT_URI, emits_ui, point_tools, renderer
 from mcpfusion._validation import arguments_problem, field_problems, select_problems
 
 if TYPE_CHECKING:
@@ -127,6 +133,10 @@ class Fusion:
         self._state_type = state_type(lifespan)
         self._middleware: list[Middleware] = []
         self._chain: Next | None = None
+        self.surface = Surface(self)
+        """The app's resources, prompts and completions (``resource``, ``prompt``)."""
+        self.ui_app_uri: str | None = None
+        """The ``ui://`` URI of the MCP App rendering UI blocks (``enable_ui_app``), if any."""
 
     def __repr__(self) -> str:
         return f"Fusion({self.name!r}, tools={list(self._tools)})"
@@ -265,7 +275,16 @@ class Fusion:
                 incomplete tool.
         """
         catalog = self._frozen()
-        return catalog.list_tools(None if scopes is None else frozenset(scopes))
+        tools = catalog.list_tools(None if scopes is None else frozenset(scopes))
+        if self.ui_app_uri is not None:
+            point_tools(tools, self._shows_ui, self.ui_app_uri)
+        return tools
+
+    def _shows_ui(self, listed: str) -> bool:
+        """Whether an action the listed tool leads to has a Presenter that can send UI."""
+        route = self._frozen().routes[listed]
+        actions = [route.action] if route.action is not None else route.actions.values()
+        return any(emits_ui(action.presenter) for action in actions)
 
     async def call_tool(
         self,
@@ -403,6 +422,138 @@ class Fusion:
             if _is_cancellation(exc):
                 raise
             return action.failed(from_exception(exc, request.tool, request.action))
+
+    # -- resources and prompts (_surface) --------------------------------------------------
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str = "",
+        returns: Presenter | None = None,
+        mime_type: str | None = None,
+        requires: Collection[str] = (),
+        fresh_for: float = 0,
+        cache_scope: CacheScope | None = None,
+    ) -> Callable[[Callable[..., Any]], Resource]:
+        """Defines a resource read by its handler: ``@app.resource("billing://invoices/{id}")``.
+
+        A URI with ``{name}`` variables is a template: the handler's parameters are its
+        variables, validated like an action's. What the handler returns is sent like an
+        action's value (SPEC §13): through ``returns`` (a Presenter) when given, its blocks
+        as the contents in SPEC §2 order, the data block first; ``bytes`` as a blob.
+
+        Args:
+            uri: the fixed URI or the URI template.
+            name: the name clients show; the handler's name unless given.
+            title: a human-readable title.
+            description: what it holds; the handler's first docstring line unless given.
+            returns: the Presenter its data goes through.
+            mime_type: the MIME type it declares (of the data, for a Presenter's).
+            requires: the scopes a caller needs to list and read it.
+            fresh_for: how many seconds a read stays fresh (SEP-2549 ``ttlMs``).
+            cache_scope: ``"public"`` or ``"private"``; private when the handler takes
+                the context or the resource requires scopes, unless told.
+
+        Raises:
+            DefinitionError: on a bad URI, parameters that are not its variables, a
+                duplicate, or a frozen app.
+        """
+        self._defining_check()
+
+        def define(handler: Callable[..., Any]) -> Resource:
+            self._defining_check()
+            return self.surface.add_resource(
+                uri,
+                handler,
+                name=name,
+                title=title,
+                description=description,
+                returns=returns,
+                mime_type=mime_type,
+                requires=requires,
+                fresh_for=fresh_for,
+                cache_scope=cache_scope,
+            )
+
+        return define
+
+    def prompt(
+        self,
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str = "",
+        requires: Collection[str] = (),
+    ) -> Callable[[Callable[..., Any]], Prompt]:
+        """Defines a prompt: ``@app.prompt()`` names it after its handler.
+
+        Its arguments are the handler's parameters, validated like an action's; it returns
+        a str, messages (``user()``, ``assistant()``) or ``messages_from_view(...)``.
+
+        Raises:
+            DefinitionError: on a duplicate, a signature that cannot be described, or a
+                frozen app.
+        """
+        self._defining_check()
+
+        def define(handler: Callable[..., Any]) -> Prompt:
+            self._defining_check()
+            chosen = name or str(getattr(handler, "__name__", ""))
+            return self.surface.add_prompt(
+                chosen, handler, title=title, description=description, requires=requires
+            )
+
+        return define
+
+    def list_resources(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
+        """Exactly the MCP ``Resource`` objects of ``resources/list`` (the fixed URIs).
+
+        ``scopes`` are the caller's (``None`` lists everything, as for ``list_tools``).
+        """
+        return self.surface.list_resources(scopes)
+
+    def list_resource_templates(
+        self, scopes: Collection[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Exactly the MCP ``ResourceTemplate`` objects of ``resources/templates/list``."""
+        return self.surface.list_resource_templates(scopes)
+
+    def list_prompts(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
+        """Exactly the MCP ``Prompt`` objects of ``prompts/list``."""
+        return self.surface.list_prompts(scopes)
+
+    def enable_ui_app(self, uri: str = DEFAULT_URI) -> Resource:
+        """Serves the result renderer as an MCP App (``io.modelcontextprotocol/ui``).
+
+        The renderer becomes the ``ui://`` resource ``uri`` (``text/html;profile=mcp-app``,
+        with its CSP in ``_meta.ui``), and every listed tool with an action whose Presenter
+        can send UI blocks carries ``_meta.ui.resourceUri``: a host that supports Apps
+        shows the blocks rendered beside the conversation. The text blocks do not change,
+        so clients without Apps see nothing new.
+
+        Raises:
+            DefinitionError: if ``uri`` is not a ``ui://`` URI, the app already serves one,
+                or the app is frozen.
+        """
+        self._defining_check()
+        if not isinstance(uri, str) or not uri.startswith("ui://"):
+            raise DefinitionError(f"app '{self.name}': an MCP App's URI starts with ui://")
+        if self.ui_app_uri is not None:
+            raise DefinitionError(f"app '{self.name}' already serves its UI at {self.ui_app_uri}")
+        resource = self.surface.add_resource(
+            uri,
+            renderer(uri),
+            name="mcpfusion-renderer",
+            title="Tool results, rendered",
+            description="Renders the UI blocks of tool results: tables, charts, diagrams.",
+            mime_type=APP_MIME_TYPE,
+            meta=APP_META,
+        )
+        self.ui_app_uri = uri
+        return resource
 
     # -- serving ---------------------------------------------------------------------------
     # The server module is imported on use: the core never loads the MCP SDK unless the app

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Self
 
+from mcpfusion._content import ATTACHMENTS, Attachment, attachments_of
 from mcpfusion._datablock import DATA_FORMATS, DELIMITERS, DataFormat, Delimiter
 from mcpfusion._parts import BULLET_KINDS, ResponseView, Suggestion, UIBlock
-from mcpfusion._response import ToolResponse, render, success
+from mcpfusion._response import ToolResponse, attached, render, success
 
 
 class ResponseBuilder:
@@ -24,6 +25,7 @@ class ResponseBuilder:
     """
 
     __slots__ = (
+        "_attachments",
         "_bullets",
         "_embeds",
         "_finish",
@@ -55,13 +57,32 @@ class ResponseBuilder:
         self._finish: Callable[[ResponseView], ResponseView] | None = None
         self._ui: list[UIBlock] = []
         self._embeds: list[UIBlock] = []
+        self._attachments: list[Attachment] = []
         # The entries of each bullet kind, by ResponseView field (SPEC §2 kinds 4 to 6).
         self._bullets: dict[str, list[Any]] = {kind.field: [] for kind in BULLET_KINDS}
 
-    def ui(self, *blocks: UIBlock | None) -> Self:
-        """Adds UI blocks (kind 2), in order; ``None`` entries are skipped."""
+    def ui(self, *blocks: UIBlock | Attachment | None) -> Self:
+        """Adds UI blocks (kind 2), in order; ``None`` entries are skipped.
+
+        An image or a sound (``ui.image``, ``ui.audio``) is attached instead (``attach``).
+        """
+        if any(isinstance(block, ATTACHMENTS) for block in blocks):
+            items = [block for block in blocks if isinstance(block, ATTACHMENTS)]
+            add_checked(self._attachments, items, ATTACHMENTS, "ui")
+            blocks = tuple(block for block in blocks if not isinstance(block, ATTACHMENTS))
         add_checked(self._ui, blocks, UIBlock, "ui")
         return self
+
+    def attach(self, *items: Attachment | None) -> Self:
+        """Adds content sent after every text block, in order: ``Image``, ``Audio``,
+        ``EmbeddedResource``, ``ResourceLink``; ``None`` entries are skipped."""
+        add_checked(self._attachments, items, ATTACHMENTS, "attach")
+        return self
+
+    @property
+    def attachments(self) -> tuple[Attachment, ...]:
+        """The content attached so far."""
+        return tuple(self._attachments)
 
     def notice(self, block: UIBlock | None) -> Self:
         """Adds a UI block the model reads even when UI goes to the user (a truncation
@@ -76,6 +97,12 @@ class ResponseBuilder:
     def finishing(self, step: Callable[[ResponseView], ResponseView]) -> Self:
         """Sets a last step that rewrites the parts before they are rendered (redaction)."""
         self._finish = step
+        return self
+
+    def without_ui(self) -> Self:
+        """Drops the UI blocks and embeds, keeping the notices the model must read."""
+        del self._ui[self._shared_ui :]
+        self._embeds.clear()
         return self
 
     def embed(self, *blocks: UIBlock | None) -> Self:
@@ -129,10 +156,13 @@ class ResponseBuilder:
             delimiter=self.delimiter,
             user_ui=self.user_ui,
             shared_ui=self._shared_ui,
+            attachments=tuple(self._attachments),
         )
 
 
-def add_checked(target: list[Any], values: Iterable[Any], kind: type, what: str) -> None:
+def add_checked(
+    target: list[Any], values: Iterable[Any], kind: type | tuple[type, ...], what: str
+) -> None:
     """Appends the truthy values, each checked to be a ``kind``; falsy ones are dropped.
 
     The one rule for parts added to a response, by its builder or by Presenter callbacks.
@@ -144,7 +174,8 @@ def add_checked(target: list[Any], values: Iterable[Any], kind: type, what: str)
         if not value:
             continue
         if not isinstance(value, kind):
-            raise TypeError(f"{what} expects {kind.__name__} values; got {type(value).__name__}")
+            names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+            raise TypeError(f"{what} expects {names} values; got {type(value).__name__}")
         target.append(value)
 
 
@@ -158,11 +189,15 @@ def response(
 def as_response(value: Any) -> ToolResponse:
     """A value as a response, by SPEC §13's wrapping rule for actions without a Presenter.
 
-    A ``ToolResponse`` passes untouched, a ``ResponseBuilder`` is built, anything else is
+    A ``ToolResponse`` passes untouched, a ``ResponseBuilder`` is built, an image, a sound
+    or a resource (or a list of only those) is sent as the content, anything else is
     ``success(value)`` (``None`` is ``OK``).
     """
     if isinstance(value, ToolResponse):
         return value
     if isinstance(value, ResponseBuilder):
         return value.build()
+    items = attachments_of(value)
+    if items is not None:
+        return attached(items)
     return success(value)

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from mcpfusion import ui
 from mcpfusion._builder import ResponseBuilder
+from mcpfusion._content import ATTACHMENTS
 from mcpfusion._datablock import DataFormat, Delimiter, select_fields
 from mcpfusion._errors import DefinitionError, PresenterError
 from mcpfusion._failures import SENT_LIMIT, cut
@@ -25,6 +26,7 @@ from mcpfusion._response import ToolResponse
 from mcpfusion._style import APP_DEFAULT, Audience, Style
 
 F = TypeVar("F", bound=Callable[..., Any])
+_UI_VALUES = (UIBlock, *ATTACHMENTS)  # what a UI callback may return: blocks, images, sounds
 _Call = Callable[[Any, Any], Any]
 
 
@@ -49,7 +51,7 @@ def _two_args(fn: Callable[..., Any]) -> _Call:
     raise DefinitionError(f"a Presenter callback takes (data) or (data, ctx): {fn!r}")
 
 
-def _collect(fns: list[_Call], data: Any, ctx: Any, kind: type) -> list[Any]:
+def _collect(fns: list[_Call], data: Any, ctx: Any, kind: type | tuple[type, ...]) -> list[Any]:
     """Calls each callback and gathers what it returns: one ``kind`` value or several.
 
     The builder the values go to checks each one and drops the falsy ones.
@@ -264,6 +266,11 @@ class Presenter:
         return self._select_keys
 
     @property
+    def has_ui_callbacks(self) -> bool:
+        """Whether UI callbacks are registered (for single objects or lists)."""
+        return bool(self._ui.one or self._ui.many)
+
+    @property
     def static_suggestions(self) -> tuple[Suggestion, ...]:
         """The suggestions sent with every response (``suggestions=``)."""
         return self._static_suggestions
@@ -421,7 +428,7 @@ class Presenter:
         data = built.data
         try:
             if with_ui:
-                built.ui(*_collect(self._ui.of(collection), data, ctx, UIBlock))
+                built.ui(*_collect(self._ui.of(collection), data, ctx, _UI_VALUES))
             built.directive(*self._static_directives)
             built.directive(*_collect(self._directives, data, ctx, str))
             built.rule(*self._static_rules)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, ParamSpec
 
 from mcpfusion import _format as wire
+from mcpfusion._content import Attachment
 from mcpfusion._datablock import (
     DataFormat,
     Delimiter,
@@ -72,16 +73,18 @@ class ToolResponse(_SideDoor):
 
     Build it with the helpers (``success``, ``tool_error``, ``response(...).build()``) rather
     than by hand. ``to_mcp()`` is its wire form. ``annotations`` is empty, or holds one
-    ``BlockAnnotations`` (or ``None``) per block.
+    ``BlockAnnotations`` (or ``None``) per block. ``attachments`` (images, audio, resources)
+    are sent after the text blocks; a response of attachments alone has no text block.
     """
 
     blocks: tuple[str, ...]
     is_error: bool = False
     structured_content: dict[str, Any] | None = field(default=None, hash=False)
     annotations: tuple[BlockAnnotations | None, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
 
     def __post_init__(self) -> None:
-        if not self.blocks:
+        if not self.blocks and not self.attachments:
             raise ValueError("a tool response needs at least one block")
         if self.annotations and len(self.annotations) != len(self.blocks):
             raise ValueError("annotations hold one entry per block, or none")
@@ -101,6 +104,7 @@ class ToolResponse(_SideDoor):
         for item, marks in zip(content, self.annotations, strict=False):
             if marks is not None:
                 item["annotations"] = marks.to_mcp()
+        content += [attachment.to_mcp() for attachment in self.attachments]
         result: dict[str, Any] = {"content": content, "isError": self.is_error}
         if self.structured_content is not None:
             result["structuredContent"] = self.structured_content
@@ -137,15 +141,16 @@ def render(
     delimiter: Delimiter = "|",
     user_ui: bool = False,
     shared_ui: int = 0,
+    attachments: tuple[Attachment, ...] = (),
 ) -> ToolResponse:
     """Renders the parts of a response as its blocks, in SPEC §2 order.
 
     Entries are folded, neutralized and de-duplicated; the response carries the view of
     exactly what was sent. With ``user_ui``, UI blocks and embeds are annotated for the
     user only, except the first ``shared_ui`` UI blocks (a truncation notice the model
-    must read too).
+    must read too). ``attachments`` follow the text blocks.
     """
-    if _bare(view):
+    if not attachments and _bare(view):
         # Only a data block (a plain value, a str, None): the view is already what is sent;
         # skipping the part loop and a second view halves a plain call's rendering.
         return with_view(ToolResponse((render_data(view.data, data_format, delimiter),)), view)
@@ -162,10 +167,16 @@ def render(
     view = ResponseView(view.data, view.ui_blocks, view.embeds, **sent)
     ui_count = len(view.ui_blocks) + len(view.embeds)
     if not (user_ui and ui_count > shared_ui):
-        return with_view(ToolResponse(tuple(blocks)), view)
+        return with_view(ToolResponse(tuple(blocks), attachments=attachments), view)
     # Block 0 is the data; blocks 1..ui_count are the UI blocks, then the embeds.
     marks = tuple(FOR_USER if shared_ui < i <= ui_count else None for i in range(len(blocks)))
-    return with_view(ToolResponse(tuple(blocks), annotations=marks), view)
+    response = ToolResponse(tuple(blocks), annotations=marks, attachments=attachments)
+    return with_view(response, view)
+
+
+def attached(values: tuple[Attachment, ...]) -> ToolResponse:
+    """A response whose content is ``values`` alone (SPEC §13: a handler returned them)."""
+    return ToolResponse((), attachments=values)
 
 
 def _bare(view: ResponseView) -> bool:

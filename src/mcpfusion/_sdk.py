@@ -15,6 +15,7 @@ from mcpfusion._context import Progress
 from mcpfusion._failures import escaped, preview
 from mcpfusion._identity import Identity
 from mcpfusion._response import ToolResponse
+from mcpfusion._sdk_surface import advertise_extensions, sdk_content, surface_handlers
 
 logger = logging.getLogger("mcpfusion")
 
@@ -72,6 +73,8 @@ def to_call_tool_result(response: ToolResponse) -> types.CallToolResult:
         ]
     else:  # the common case: no block is annotated
         content = [types.TextContent(text=block) for block in response.blocks]
+    if response.attachments:
+        content += [sdk_content(item) for item in response.attachments]
     return types.CallToolResult(
         content=content,
         structured_content=response.structured_content,
@@ -137,7 +140,7 @@ def build_server(app: ServableApp) -> Server[Any]:
             response = escaped(params.name)
         return to_call_tool_result(response)
 
-    return Server(
+    server = Server(
         app.name,
         version=app.version,
         instructions=app.instructions,
@@ -145,4 +148,7 @@ def build_server(app: ServableApp) -> Server[Any]:
         get_tool_input_schema=schemas.get,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
+        **surface_handlers(app),
     )
+    advertise_extensions(server, app)
+    return server

@@ -5,14 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from mcpfusion._content import Audio, Image
 from mcpfusion._datablock import to_json
 from mcpfusion._format import SUMMARY_MARKER, fence, fold_lines
 from mcpfusion._parts import UIBlock
 
 __all__ = [
     "UIBlock",
+    "audio",
     "code_block",
     "echarts",
+    "image",
     "json",
     "list",
     "markdown",
@@ -125,3 +128,13 @@ def summary(
 ) -> UIBlock:
     """A one-line summary, prefixed with the summary marker."""
     return UIBlock("summary", SUMMARY_MARKER + text, title, width, priority)
+
+
+def image(data: bytes, mime_type: str = "image/png") -> Image:
+    """An image for the user and the model, sent as image content after the text blocks."""
+    return Image(data, mime_type)
+
+
+def audio(data: bytes, mime_type: str = "audio/wav") -> Audio:
+    """A sound, sent as audio content after the text blocks."""
+    return Audio(data, mime_type)

@@ -81,6 +81,14 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/unit/test_mcp_server.py::test_ui_for_the_user_reaches_the_client_annotated",
         ),
     ),
+    Clause(
+        "S01.5",
+        "Content that is not text follows the text items in the order added; a response of such content alone has no text item.",
+        tests=(
+            "tests/conformance/test_s13_content.py::test_other_content_follows_every_text_block_in_order_added",
+            "tests/conformance/test_s13_content.py::test_a_handler_returning_content_sends_it_alone",
+        ),
+    ),
     # -- 2. Block order ----------------------------------------------------------------
     Clause(
         "S02.1",
@@ -113,6 +121,14 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s05_presenters.py::test_collection_golden_with_default_truncation_notice",
             "tests/conformance/test_s05_presenters.py::test_custom_notice_decorator_comes_first",
+        ),
+    ),
+    Clause(
+        "S02.5",
+        "Content that is not text is not a block: it follows every block.",
+        tests=(
+            "tests/conformance/test_s13_content.py::test_other_content_follows_every_text_block_in_order_added",
+            "tests/conformance/test_s13_content.py::test_a_presenter_ui_callback_attaches_an_image_after_the_text",
         ),
     ),
     # -- 3. The data block -------------------------------------------------------------
@@ -1034,7 +1050,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     ),
     Clause(
         "S13.4",
-        "Rule 4: otherwise the action's Presenter renders the value.",
+        "Rule 5: otherwise the action's Presenter renders the value.",
         tests=(
             "tests/conformance/test_s13_wrapping.py::test_presenter_renders_other_values",
             "tests/conformance/test_s13_tools.py::test_presenter_renders_plain_values_but_not_none",
@@ -1042,7 +1058,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     ),
     Clause(
         "S13.5",
-        'Rule 5: otherwise success(value); a dict that looks like {"content": [...]} is data.',
+        'Rule 6: otherwise success(value); a dict that looks like {"content": [...]} is data.',
         tests=(
             "tests/conformance/test_s13_wrapping.py::test_anything_else_is_success",
             "tests/conformance/test_s13_wrapping.py::test_content_lookalike_dict_is_data",
@@ -1209,6 +1225,30 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s13_exposition.py::test_unknown_targets_are_dropped_and_logged_once",
             "tests/unit/test_targets.py::test_an_unknown_dynamic_target_is_dropped_and_logged_once",
             "tests/unit/test_targets.py::test_when_every_suggestion_is_dropped_the_block_goes",
+        ),
+    ),
+    Clause(
+        "S13.24",
+        "Rule 4: an image, a sound, an embedded resource or a resource link (or a list of only those) is the content itself.",
+        tests=(
+            "tests/conformance/test_s13_content.py::test_a_handler_returning_content_sends_it_alone",
+            "tests/conformance/test_s13_content.py::test_a_presenter_ui_callback_attaches_an_image_after_the_text",
+        ),
+    ),
+    Clause(
+        "S13.25",
+        "A resource read sends the blocks in section 2 order, the data block first typed by its format, then other content; bytes are one blob.",
+        tests=(
+            "tests/conformance/test_s13_content.py::test_a_resource_read_sends_the_blocks_in_order_typed_by_format",
+            "tests/unit/test_billing_surface.py::test_the_invoice_resource_sends_what_get_invoice_sends",
+        ),
+    ),
+    Clause(
+        "S13.26",
+        "A prompt sends one message per block, then one per other content item; a Presenter's view leaves UI out unless asked.",
+        tests=(
+            "tests/conformance/test_s13_content.py::test_a_prompt_sends_one_message_per_block_then_its_content",
+            "tests/unit/test_billing_surface.py::test_collections_call_is_built_from_the_presenters",
         ),
     ),
     # -- 14. Deliberate differences from the product page ------------------------------

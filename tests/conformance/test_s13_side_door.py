@@ -187,6 +187,7 @@ def test_response_fields_are_only_the_wire_parts() -> None:
         "is_error",
         "structured_content",
         "annotations",
+        "attachments",
     ]
 
 

@@ -273,7 +273,7 @@ async def test_error_response_return_passes() -> None:
 
 
 async def test_presenter_renders_plain_values_but_not_none() -> None:
-    """SPEC §13 rules 3-4: None is OK even with a Presenter; other values are presented."""
+    """SPEC §13 rules 3 and 5: None is OK even with a Presenter; other values are presented."""
     tester = FusionTester(_returns({"id": 7, "hidden": "x"}))
     presented = await tester.call("t", "presented")
     assert presented.blocks == ('{\n  "id": 7\n}', "<domain_rules>\n- r\n</domain_rules>")

@@ -74,7 +74,7 @@ def test_none_is_ok() -> None:
 
 
 def test_presenter_renders_other_values() -> None:
-    """SPEC §13 rule 4: with a Presenter, any other value is rendered by it."""
+    """SPEC §13 rule 5: with a Presenter, any other value is rendered by it."""
     result, seen = returned({"a": 1, "secret": "x"})
     assert seen == [{"a": 1}]
     assert result.blocks == ('{\n  "a": 1\n}', "<domain_rules>\n- presented\n</domain_rules>")
@@ -92,7 +92,7 @@ def test_presenter_renders_other_values() -> None:
     ],
 )
 def test_anything_else_is_success(value: Any, text: str) -> None:
-    """SPEC §13 rule 5: without a Presenter, a value becomes success(value)."""
+    """SPEC §13 rule 6: without a Presenter, a value becomes success(value)."""
     result = as_response(value)
     assert result.blocks == (text,)
     assert result.blocks == success(value).blocks

@@ -93,6 +93,10 @@ def test_the_fixture_lists_the_tools_the_suite_calls() -> None:
         "test_tool_with_progress",
         "test_x_mcp_header",
         "json_schema_2020_12_tool",
+        "test_image_content",
+        "test_audio_content",
+        "test_embedded_resource",
+        "test_multiple_content_types",
     }
 
 
@@ -113,3 +117,54 @@ def test_the_schema_tool_keeps_what_a_signature_can_give() -> None:
     schema = tool["inputSchema"]
     assert schema["$defs"]["address"]["$anchor"] == "addressDef"
     assert schema["additionalProperties"] is False
+
+
+def test_the_fixture_sends_content_beyond_text() -> None:
+    """Image, audio and embedded resource alone; the mixed tool's text comes first."""
+    tester = FusionTester(app)
+    kinds = {
+        name: [item["type"] for item in tester.call_sync(name).raw["content"]]
+        for name in (
+            "test_image_content",
+            "test_audio_content",
+            "test_embedded_resource",
+            "test_multiple_content_types",
+        )
+    }
+    assert kinds == {
+        "test_image_content": ["image"],
+        "test_audio_content": ["audio"],
+        "test_embedded_resource": ["resource"],
+        "test_multiple_content_types": ["text", "image", "resource"],
+    }
+
+
+@pytest.mark.anyio
+async def test_the_fixture_serves_the_suites_resources_and_prompts() -> None:
+    """The four resources read as the suite expects; prompts and completion answer."""
+    tester = FusionTester(app)
+    assert {r["uri"] for r in tester.list_resources()} == {
+        "test://static-text",
+        "test://static-binary",
+        "test://watched-resource",
+    }
+    assert all(r["description"] for r in tester.list_resources())
+    text = await tester.read_resource("test://static-text")
+    assert text.contents[0] == {
+        "uri": "test://static-text",
+        "mimeType": "text/plain",
+        "text": "This is the content of the static text resource.",
+    }
+    binary = await tester.read_resource("test://static-binary")
+    assert binary.contents[0]["mimeType"] == "image/png" and "blob" in binary.contents[0]
+    templated = await tester.read_resource("test://template/123/data")
+    assert '"id": "123"' in templated.contents[0]["text"]
+    prompt = await tester.get_prompt("test_prompt_with_arguments", arg1="hello", arg2="world")
+    assert [m.text for m in prompt.messages] == [
+        "Prompt with arguments: arg1='hello', arg2='world'"
+    ]
+    assert await tester.complete("test_prompt_with_arguments", "arg1", "par") == [
+        "paris",
+        "park",
+        "party",
+    ]

@@ -15,14 +15,15 @@ import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
-from mcp import Client, StdioServerParameters
+from mcp import Client, StdioServerParameters, types
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp.types import TextContent
 
 from examples.billing import demo_keys, seed
@@ -57,12 +58,34 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Exchange:
+    """One recorded request other than a tool call: a resource, prompt or completion.
+
+    ``result`` is the result as JSON (``None`` on an error); ``error`` the JSON-RPC error's
+    code, message and data.
+    """
+
+    method: str
+    params: dict[str, Any]
+    result: dict[str, Any] | None
+    error: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
 class Session:
     """Everything one transport's session recorded."""
 
     tools: list[dict[str, Any]]
     calls: list[Call]
     ids: Ids
+    exchanges: list[Exchange] = field(default_factory=list)
+
+    def exchange(self, method: str, **params: Any) -> Exchange:
+        """The first recorded ``method`` request with exactly these parameters."""
+        for exchange in self.exchanges:
+            if exchange.method == method and exchange.params == params:
+                return exchange
+        raise LookupError(f"no recorded {method} {params}")
 
     def find(self, tool: str, **arguments: Any) -> Call:
         """The first recorded call of ``tool`` with exactly these arguments."""
@@ -139,6 +162,68 @@ def sweep(ids: Ids) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+TEMPLATE = "billing://invoices/{invoice_id}"
+
+
+def surface_sweep(ids: Ids) -> list[tuple[str, dict[str, Any]]]:
+    """The resource, prompt and completion requests: happy paths and every error."""
+    invoices = [ids.paid, ids.overdue, ids.hostile_invoice, ids.hostile_note, MISSING_INVOICE]
+    return [
+        ("resources/list", {}),
+        ("resources/templates/list", {}),
+        *(("resources/read", {"uri": f"billing://invoices/{i}"}) for i in invoices),
+        ("resources/read", {"uri": "billing://invoices/tenant_id"}),
+        ("resources/read", {"uri": "billing://customers/CUS-0001"}),
+        ("prompts/list", {}),
+        ("prompts/get", {"name": "collections_call", "arguments": {"customer_id": HOSTILE}}),
+        ("prompts/get", {"name": "collections_call", "arguments": {"customer_id": "CUS-0001"}}),
+        ("prompts/get", {"name": "collections_call", "arguments": {"customer_id": "CUS-9999"}}),
+        ("prompts/get", {"name": "collections_call", "arguments": {"customer_id": "api_key"}}),
+        ("prompts/get", {"name": "collections_call", "arguments": {}}),
+        ("prompts/get", {"name": "refund_call", "arguments": {}}),
+        complete("collections_call", "customer_id", ""),
+        complete("collections_call", "customer_id", "CUS-001"),
+        complete(TEMPLATE, "invoice_id", "INV-0000"),
+        complete("refund_call", "customer_id", ""),
+    ]
+
+
+def complete(ref: str, argument: str, value: str) -> tuple[str, dict[str, Any]]:
+    """A ``completion/complete`` request of the sweep."""
+    return ("completion/complete", {"ref": ref, "argument": argument, "value": value})
+
+
+async def exchange(client: Client, method: str, params: dict[str, Any]) -> Exchange:
+    """Sends one surface request through the official client's methods and records it."""
+    try:
+        result: Any
+        match method:
+            case "resources/list":
+                result = await client.list_resources()
+            case "resources/templates/list":
+                result = await client.list_resource_templates()
+            case "resources/read":
+                result = await client.read_resource(params["uri"])
+            case "prompts/list":
+                result = await client.list_prompts()
+            case "prompts/get":
+                result = await client.get_prompt(params["name"], params["arguments"])
+            case _:
+                ref: Any = (
+                    types.ResourceTemplateReference(uri=params["ref"])
+                    if "://" in params["ref"]
+                    else types.PromptReference(name=params["ref"])
+                )
+                argument = {"name": params["argument"], "value": params["value"]}
+                result = await client.complete(ref, argument)
+    except MCPError as exc:
+        error = {"code": exc.code, "message": exc.message, "data": exc.data}
+        return Exchange(method, params, None, error)
+    dumped = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    dumped.pop("_meta", None)  # the server's identity stamp
+    return Exchange(method, params, dumped, None)
+
+
 @asynccontextmanager
 async def connect(server: StdioServerParameters | str) -> AsyncIterator[Client]:
     """The official client: over stdio as the local operator, over HTTP with Northwind's
@@ -174,7 +259,10 @@ async def record(server: StdioServerParameters | str, ids: Ids) -> Session:
                     tool, arguments, tuple(texts), bool(result.is_error), result.structured_content
                 )
                 calls.append(call)
-    return Session(tools, calls, ids)
+            exchanges = [
+                await exchange(client, method, params) for method, params in surface_sweep(ids)
+            ]
+    return Session(tools, calls, ids, exchanges)
 
 
 def _drain(stream: Any, lines: queue.Queue[str]) -> None:

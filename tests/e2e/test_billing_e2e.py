@@ -30,6 +30,7 @@ from tests.e2e.billing_session import (
     pick_ids,
     record,
     stdio_server,
+    surface_sweep,
 )
 
 pytestmark = pytest.mark.e2e
@@ -68,6 +69,8 @@ def everything(session: Session) -> Iterator[str]:
         yield from call.texts
         if call.structured is not None:
             yield json.dumps(call.structured, ensure_ascii=False)
+    for exchange in session.exchanges:
+        yield json.dumps([exchange.result, exchange.error], ensure_ascii=False)
 
 
 def keys_of(value: Any) -> Iterator[str]:
@@ -123,6 +126,90 @@ def test_unknown_argument_named_like_a_secret_is_rejected(session: Session) -> N
     assert call.is_error
     assert call.texts[0].startswith('<validation_error action="customers/get_customer">')
     assert "sk_live_" not in call.texts[0]
+
+
+def test_no_forbidden_field_in_any_resource_prompt_or_completion(session: Session) -> None:
+    """Lists, reads, prompts and completions (errors too) name no forbidden field."""
+    assert len(session.exchanges) == len(surface_sweep(session.ids))
+    for exchange in session.exchanges:
+        # An error may echo what the client itself sent (a URI ending in "tenant_id").
+        sent = json.dumps(exchange.params)
+        names = [name for name in FORBIDDEN_FIELDS if name not in sent]
+        text = json.dumps([exchange.result, exchange.error], ensure_ascii=False)
+        leaked = [name for name in names if name in text]
+        assert not leaked, f"{leaked} leaked in {exchange.method}: {text[:300]}"
+
+
+def test_resource_reads_send_the_tools_blocks(session: Session) -> None:
+    """Reading an invoice sends get_invoice's blocks, the data block first as JSON."""
+    for invoice_id in (session.ids.overdue, session.ids.hostile_invoice):
+        uri = f"billing://invoices/{invoice_id}"
+        read = session.exchange("resources/read", uri=uri).result
+        tool = session.find("billing", action="get_invoice", invoice_id=invoice_id)
+        assert read is not None
+        assert [c["text"] for c in read["contents"]] == list(tool.texts)
+        assert read["contents"][0]["mimeType"] == "application/json"
+        # SEP-2549: what a read holds depends on who asks.
+        assert (read["ttlMs"], read["cacheScope"]) == (0, "private")
+
+
+def test_resource_and_prompt_errors_are_readable_protocol_errors(session: Session) -> None:
+    """A missing invoice, a bad id, an unknown URI or prompt and bad arguments: -32602,
+    with a message that says what is wrong and no traceback."""
+    errors = {
+        ("resources/read", f"billing://invoices/{MISSING_INVOICE}"): "does not exist",
+        ("resources/read", "billing://invoices/tenant_id"): "should match pattern",
+        ("resources/read", "billing://customers/CUS-0001"): "Resource not found",
+    }
+    for (method, uri), expected in errors.items():
+        error = session.exchange(method, uri=uri).error
+        assert error is not None and error["code"] == -32602
+        assert expected in error["message"] and error["data"] == {"uri": uri}
+        assert "Traceback" not in error["message"]
+    prompts = {
+        "CUS-9999": "Customer CUS-9999 does not exist",
+        "api_key": "customer_id: String should match pattern",
+    }
+    for customer_id, expected in prompts.items():
+        error = session.exchange(
+            "prompts/get", name="collections_call", arguments={"customer_id": customer_id}
+        ).error
+        assert error is not None and error["code"] == -32602 and expected in error["message"]
+    missing = session.exchange("prompts/get", name="collections_call", arguments={}).error
+    assert missing is not None and "customer_id: Field required" in missing["message"]
+    unknown = session.exchange("prompts/get", name="refund_call", arguments={}).error
+    assert unknown is not None and "Unknown prompt" in unknown["message"]
+
+
+def test_lists_prompts_and_completions(session: Session) -> None:
+    """The template, the prompt with its argument, a presented prompt and id completions."""
+    templates = session.exchange("resources/templates/list").result
+    assert templates is not None
+    assert (templates["ttlMs"], templates["cacheScope"]) == (0, "public")
+    assert [t["uriTemplate"] for t in templates["resourceTemplates"]] == [
+        "billing://invoices/{invoice_id}"
+    ]
+    listed = session.exchange("prompts/list").result
+    assert listed is not None
+    assert listed["prompts"][0]["name"] == "collections_call"
+    assert listed["prompts"][0]["arguments"][0]["name"] == "customer_id"
+    prompt = session.exchange(
+        "prompts/get", name="collections_call", arguments={"customer_id": HOSTILE}
+    ).result
+    assert prompt is not None
+    texts = [m["content"]["text"] for m in prompt["messages"]]
+    assert texts[0].startswith(f"Prepare a collections call with customer {HOSTILE}")
+    assert "<domain_rules>\n- amount_cents" not in texts  # rules are their own message
+    assert any(t.startswith("<domain_rules>") for t in texts)
+    values = session.exchange(
+        "completion/complete", ref="collections_call", argument="customer_id", value="CUS-001"
+    ).result
+    assert values is not None
+    assert values["completion"]["values"] == [f"CUS-{n:04d}" for n in range(10, 20)]
+    unknown = session.exchange(
+        "completion/complete", ref="refund_call", argument="customer_id", value=""
+    ).error
+    assert unknown is not None and unknown["code"] == -32602
 
 
 # -- hostile data ---------------------------------------------------------------------------
@@ -383,3 +470,4 @@ def test_every_transport_records_the_same_session(session: Session) -> None:
     assert [(c.texts, c.is_error, c.structured) for c in session.calls] == [
         (c.texts, c.is_error, c.structured) for c in reference.calls
     ]
+    assert session.exchanges == reference.exchanges

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mcpfusion._content import Attachment
 from mcpfusion._errors import ErrorEnvelope
 from mcpfusion._parse import parse, parse_error
 from mcpfusion._parts import ResponseView, Suggestion, UIBlock
@@ -46,7 +47,9 @@ class CallResult:
         self.response = response
         self.progress = progress
         view = view_of(response)
-        if view is None:
+        if not response.blocks:  # attachments alone
+            view, self.error = ResponseView(None), None
+        elif view is None:
             parsed = parse(response.blocks)
             view, self.error = parsed.view, parsed.error
         else:
@@ -139,6 +142,11 @@ class CallResult:
     def text(self) -> str:
         """Every block's text, joined by a blank line."""
         return self.response.text
+
+    @property
+    def attachments(self) -> tuple[Attachment, ...]:
+        """The content after the text blocks: images, audio, resources."""
+        return self.response.attachments
 
     @property
     def structured_content(self) -> dict[str, Any] | None:

@@ -6,7 +6,7 @@ import contextlib
 import functools
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 import anyio
 
@@ -14,6 +14,7 @@ from mcpfusion._app import Fusion
 from mcpfusion._context import ContextFactory
 from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._schema import DISCRIMINATOR
+from mcpfusion._surface import PromptResult, ReadResult
 from mcpfusion.testing._result import CallResult, ProgressEvent
 
 
@@ -110,6 +111,67 @@ class FusionTester:
             identity=self.identity,
         )
         return CallResult(response, tuple(events))
+
+    # -- resources, prompts, completions ---------------------------------------------------
+
+    def list_resources(self) -> list[dict[str, Any]]:
+        """Exactly the resources ``resources/list`` shows this tester's caller."""
+        return self.app.surface.list_resources(scopes_of(self.identity))
+
+    def list_resource_templates(self) -> list[dict[str, Any]]:
+        """Exactly the templates ``resources/templates/list`` shows this tester's caller."""
+        return self.app.surface.list_resource_templates(scopes_of(self.identity))
+
+    def list_prompts(self) -> list[dict[str, Any]]:
+        """Exactly the prompts ``prompts/list`` shows this tester's caller."""
+        return self.app.surface.list_prompts(scopes_of(self.identity))
+
+    async def read_resource(self, uri: str) -> ReadResult:
+        """Reads ``uri`` as ``resources/read`` would; ``result.response`` has the view.
+
+        Raises:
+            SurfaceError: what the client would receive as a JSON-RPC error.
+        """
+        return await self.app.surface.read_resource(
+            uri, identity=self.identity, meta=self._meta, context=self._context
+        )
+
+    async def get_prompt(self, name: str, /, **arguments: Any) -> PromptResult:
+        """Gets prompt ``name`` with keyword arguments, as ``prompts/get`` would.
+
+        Raises:
+            SurfaceError: what the client would receive as a JSON-RPC error.
+        """
+        return await self.app.surface.get_prompt(
+            name, arguments, identity=self.identity, meta=self._meta, context=self._context
+        )
+
+    async def complete(
+        self,
+        ref: str,
+        argument: str,
+        value: str = "",
+        arguments: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """The values ``completion/complete`` offers for ``argument`` of ``ref``: a prompt's
+        name, or a resource template's URI (anything with ``://``).
+
+        Raises:
+            SurfaceError: what the client would receive as a JSON-RPC error.
+        """
+        kind: Literal["prompt", "resource"] = "resource" if "://" in ref else "prompt"
+        found = await self.app.surface.complete(
+            kind,
+            ref,
+            argument,
+            value,
+            arguments,
+            identity=self.identity,
+            meta=self._meta,
+            context=self._context,
+        )
+        values: list[str] = found["values"]
+        return values
 
     def _target(
         self, tool: str, action: str | None, arguments: dict[str, Any]

@@ -1,0 +1,261 @@
+"""The SDK handlers of an app's resources, prompts and completions, and its content types."""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from typing import Any, Final, Literal, Protocol, runtime_checkable
+
+from mcp import types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.apps import EXTENSION_ID
+from mcp.shared.exceptions import MCPError
+
+from mcpfusion._bearer import identity_of
+from mcpfusion._content import Attachment, Audio, EmbeddedResource, Image, ResourceLink
+from mcpfusion._identity import Identity, scopes_of
+from mcpfusion._surface import Surface, SurfaceError
+
+logger = logging.getLogger("mcpfusion")
+
+_CONTENT: dict[type, type[Any]] = {
+    Image: types.ImageContent,
+    Audio: types.AudioContent,
+    EmbeddedResource: types.EmbeddedResource,
+    ResourceLink: types.ResourceLink,
+}
+_TTL: Final = 0
+_SCOPE: Final = "public"
+"""SEP-2549 hints of the resource and prompt lists: what is listed can change (a tenant's
+catalog, a definition enabled at run time) so it is fresh for no time, and it holds no
+caller's data, so any cache may share it."""
+
+
+def sdk_content(item: Attachment) -> types.ContentBlock:
+    """The SDK model of an image, a sound, an embedded resource or a resource link."""
+    model: types.ContentBlock = _CONTENT[type(item)].model_validate(item.to_mcp())
+    return model
+
+
+def advertise_extensions(server: Server[Any], app: object) -> None:
+    """Advertises MCP Apps (``io.modelcontextprotocol/ui``) when the app serves its UI.
+
+    The SDK's ``Apps`` extension is made for ``MCPServer``; on the low-level server the
+    capability is its ``extensions`` map, which ``initialize`` and ``server/discover``
+    read. Like ``Apps``, it advertises no settings.
+    """
+    uri = getattr(app, "ui_app_uri", None)
+    if isinstance(uri, str):
+        server.extensions[EXTENSION_ID] = {}
+
+
+@runtime_checkable
+class SurfaceApp(Protocol):
+    """What the handlers need from an app; ``mcpfusion.Fusion`` is one."""
+
+    @property
+    def surface(self) -> Surface: ...
+
+    @property
+    def local_identity(self) -> Identity | None: ...
+
+
+def _caller(app: SurfaceApp, ctx: ServerRequestContext[Any]) -> Identity | None:
+    if ctx.request is None:
+        return app.local_identity
+    return identity_of(ctx.request.scope)
+
+
+def _error(exc: SurfaceError) -> MCPError:
+    """The JSON-RPC error a client reads: -32602 for what the request got wrong (an
+    unknown URI or name, a bad argument, a caller who may not read it), -32603 when the
+    handler failed. A resource's carries its URI as ``data.uri`` (SEP-2164)."""
+    code = types.INTERNAL_ERROR if exc.kind == "failed" else types.INVALID_PARAMS
+    return MCPError(code, exc.message, None if exc.uri is None else {"uri": exc.uri})
+
+
+def _connection(ctx: ServerRequestContext[Any]) -> Any:
+    """The client connection a request came on: what a subscription belongs to.
+
+    The SDK makes a ``ServerSession`` per request around the connection and offers no
+    public way to it (mcp 2.3); both can send ``notifications/resources/updated``.
+    """
+    return getattr(ctx.session, "_connection", ctx.session)
+
+
+class ResourceSubscriptions:
+    """Who subscribed to which URI with ``resources/subscribe`` (2025-11-25 connections).
+
+    ``notify(uri)`` sends ``notifications/resources/updated`` to each subscriber of
+    ``uri``; a connection that ended is forgotten with it (held weakly).
+    """
+
+    def __init__(self) -> None:
+        self._by_uri: dict[str, weakref.WeakSet[Any]] = {}
+
+    def add(self, uri: str, session: Any) -> None:
+        """Subscribes ``session`` to ``uri``."""
+        self._by_uri.setdefault(uri, weakref.WeakSet()).add(session)
+
+    def discard(self, uri: str, session: Any) -> None:
+        """Unsubscribes ``session`` from ``uri``, if it was subscribed."""
+        sessions = self._by_uri.get(uri)
+        if sessions is not None:
+            sessions.discard(session)
+            if not sessions:
+                del self._by_uri[uri]
+
+    def uris(self) -> list[str]:
+        """The URIs someone is subscribed to."""
+        return [uri for uri, sessions in self._by_uri.items() if sessions]
+
+    async def notify(self, uri: str) -> None:
+        """Tells every subscriber of ``uri`` that it changed; a failed send is logged."""
+        for session in list(self._by_uri.get(uri, ())):
+            try:
+                await session.send_resource_updated(uri)
+            except Exception:
+                logger.warning("resources/updated for a subscriber failed", exc_info=True)
+
+
+_SUBSCRIPTIONS: weakref.WeakKeyDictionary[Any, ResourceSubscriptions] = weakref.WeakKeyDictionary()
+
+
+def subscriptions_of(app: object) -> ResourceSubscriptions:
+    """The ``resources/subscribe`` subscribers of an app, shared by every server built for
+    it: ``await subscriptions_of(app).notify(uri)`` tells them ``uri`` changed."""
+    found = _SUBSCRIPTIONS.get(app)
+    if found is None:
+        found = _SUBSCRIPTIONS[app] = ResourceSubscriptions()
+    return found
+
+
+def surface_handlers(
+    app: object, subscriptions: ResourceSubscriptions | None = None
+) -> dict[str, Any]:
+    """The ``Server`` keyword arguments that serve the app's resources, prompts and
+    completions; empty when it has none (or is not a ``Fusion`` app)."""
+    surface = getattr(app, "surface", None)
+    if not isinstance(surface, Surface) or not surface or not isinstance(app, SurfaceApp):
+        return {}
+    found: dict[str, Any] = {}
+    if surface.resources:
+        found.update(_resource_handlers(app, subscriptions or subscriptions_of(app)))
+    if surface.prompts:
+        found.update(_prompt_handlers(app))
+    completes = any(p.completers for p in surface.prompts.values()) or any(
+        r.completers for r in surface.resources.values()
+    )
+    if completes:
+        found["on_completion"] = _completion_handler(app)
+    return found
+
+
+def _resource_handlers(app: SurfaceApp, subscriptions: ResourceSubscriptions) -> dict[str, Any]:
+    surface = app.surface
+
+    async def on_list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        listed = surface.list_resources(scopes_of(_caller(app, ctx)))
+        resources = [types.Resource.model_validate(item) for item in listed]
+        return types.ListResourcesResult(resources=resources, ttl_ms=_TTL, cache_scope=_SCOPE)
+
+    async def on_list_resource_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        listed = surface.list_resource_templates(scopes_of(_caller(app, ctx)))
+        templates = [types.ResourceTemplate.model_validate(item) for item in listed]
+        return types.ListResourceTemplatesResult(
+            resource_templates=templates, ttl_ms=_TTL, cache_scope=_SCOPE
+        )
+
+    async def on_read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        try:
+            read = await surface.read_resource(
+                str(params.uri), identity=_caller(app, ctx), meta=ctx.meta
+            )
+        except SurfaceError as exc:
+            raise _error(exc) from None
+        return types.ReadResourceResult.model_validate(
+            {"contents": list(read.contents), "ttlMs": read.ttl_ms, "cacheScope": read.cache_scope}
+        )
+
+    async def on_subscribe(
+        ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
+        uri = str(params.uri)
+        found = surface.find_resource(uri)
+        if found is None or found[0].requires - scopes_of(_caller(app, ctx)):
+            raise MCPError(types.INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri})
+        subscriptions.add(uri, _connection(ctx))
+        return types.EmptyResult()
+
+    async def on_unsubscribe(
+        ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
+        subscriptions.discard(str(params.uri), _connection(ctx))
+        return types.EmptyResult()
+
+    return {
+        "on_list_resources": on_list_resources,
+        "on_list_resource_templates": on_list_resource_templates,
+        "on_read_resource": on_read_resource,
+        "on_subscribe_resource": on_subscribe,
+        "on_unsubscribe_resource": on_unsubscribe,
+    }
+
+
+def _prompt_handlers(app: SurfaceApp) -> dict[str, Any]:
+    surface = app.surface
+
+    async def on_list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        listed = surface.list_prompts(scopes_of(_caller(app, ctx)))
+        prompts = [types.Prompt.model_validate(item) for item in listed]
+        return types.ListPromptsResult(prompts=prompts, ttl_ms=_TTL, cache_scope=_SCOPE)
+
+    async def on_get_prompt(
+        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        try:
+            result = await surface.get_prompt(
+                params.name, params.arguments, identity=_caller(app, ctx), meta=ctx.meta
+            )
+        except SurfaceError as exc:
+            raise _error(exc) from None
+        return types.GetPromptResult.model_validate(result.to_mcp())
+
+    return {"on_list_prompts": on_list_prompts, "on_get_prompt": on_get_prompt}
+
+
+def _completion_handler(app: SurfaceApp) -> Any:
+    surface = app.surface
+
+    async def on_completion(
+        ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        ref = params.ref
+        kind: Literal["prompt", "resource"] = "resource"
+        target = getattr(ref, "uri", "")
+        if isinstance(ref, types.PromptReference):
+            kind, target = "prompt", ref.name
+        chosen = params.context.arguments if params.context else None
+        try:
+            found = await surface.complete(
+                kind,
+                target,
+                params.argument.name,
+                params.argument.value,
+                chosen,
+                identity=_caller(app, ctx),
+                meta=ctx.meta,
+            )
+        except SurfaceError as exc:
+            raise _error(exc) from None
+        return types.CompleteResult(completion=types.Completion.model_validate(found))
+
+    return on_completion

@@ -1,0 +1,145 @@
+"""Resources, prompts and completions through the SDK, as a client receives them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, types
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from pydantic import BaseModel
+
+from mcpfusion import Fusion, Image, Presenter, ToolError, user
+from mcpfusion._sdk_surface import subscriptions_of, surface_handlers
+from mcpfusion.server import build_server
+
+pytestmark = pytest.mark.anyio
+
+
+class Row(BaseModel):
+    """What a reader may see of a row."""
+
+    id: int
+
+
+def make_app() -> Fusion:
+    """An app with a tool, a fixed and a templated resource, a prompt and a completer."""
+    app = Fusion("surface")
+    app.tool("t").action("a")(lambda: "ok")
+    app.resource("x://fixed", mime_type="text/plain")(lambda: "fixed")
+
+    @app.resource("x://rows/{id}", returns=Presenter("Row", Row))
+    def row(id: int) -> dict[str, Any]:
+        if id == 0:
+            raise ToolError("NOT_FOUND", "Row 0 does not exist.")
+        if id == 9:
+            raise RuntimeError("boom")
+        return {"id": id, "hidden": "h"}
+
+    @row.complete("id")
+    def ids(value: str) -> list[str]:
+        return [n for n in ("1", "12", "2") if n.startswith(value)]
+
+    @app.prompt()
+    def hello(name: str) -> list[Any]:
+        """Says hello."""
+        return [user(f"Hello {name}"), user(Image(b"1"))]
+
+    return app
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_client_lists_reads_gets_and_completes(mode: str) -> None:
+    """Both protocol eras: capabilities, lists with cache hints, a presented read, a prompt."""
+    with anyio.fail_after(10):
+        async with Client(build_server(make_app()), mode=mode) as client:
+            caps = client.server_capabilities
+            assert caps is not None
+            assert caps.resources and caps.prompts and caps.completions
+            listed = await client.list_resources()
+            assert [str(r.uri) for r in listed.resources] == ["x://fixed"]
+            templates = await client.list_resource_templates()
+            assert [t.uri_template for t in templates.resource_templates] == ["x://rows/{id}"]
+            read = await client.read_resource("x://rows/3")
+            first = read.contents[0]
+            assert isinstance(first, types.TextResourceContents)
+            assert (first.text, first.mime_type) == ('{\n  "id": 3\n}', "application/json")
+            prompt = await client.get_prompt("hello", {"name": "Ann"})
+            assert [m.content.type for m in prompt.messages] == ["text", "image"]
+            ref = types.ResourceTemplateReference(uri="x://rows/{id}")
+            done = await client.complete(ref, {"name": "id", "value": "1"})
+            assert done.completion.values == ["1", "12"]
+
+
+async def test_reads_and_lists_carry_cache_hints() -> None:
+    """Lists are public and fresh for no time; a plain read is public too (SEP-2549)."""
+    async with Client(build_server(make_app())) as client:
+        listed = await client.list_prompts()
+        assert (listed.ttl_ms, listed.cache_scope) == (0, "public")
+        read = await client.read_resource("x://fixed")
+        assert (read.ttl_ms, read.cache_scope) == (0, "public")
+
+
+async def test_errors_are_json_rpc_errors_with_the_uri() -> None:
+    """Unknown URI, bad variable, NOT_FOUND: -32602 with data.uri; a crash: -32603."""
+    async with Client(build_server(make_app())) as client:
+        cases = {
+            "y://none": "Resource not found",
+            "x://rows/x": "id: Input should be a valid integer",
+            "x://rows/0": "Row 0 does not exist",
+        }
+        for uri, message in cases.items():
+            with pytest.raises(MCPError, match=message) as caught:
+                await client.read_resource(uri)
+            assert (caught.value.code, caught.value.data) == (-32602, {"uri": uri})
+        with pytest.raises(MCPError, match="failed with an internal error") as crash:
+            await client.read_resource("x://rows/9")
+        assert crash.value.code == -32603 and "boom" not in crash.value.message
+        with pytest.raises(MCPError, match="name: Field required") as bad:
+            await client.get_prompt("hello", {})
+        assert bad.value.code == -32602
+
+
+async def test_subscribers_hear_of_updates_until_they_unsubscribe() -> None:
+    """resources/subscribe (2025-11-25) registers the connection with the app's
+    subscribers; notify reaches it once, and not after it unsubscribes."""
+    app = make_app()
+    server = build_server(app)
+    subscriptions = subscriptions_of(app)
+    heard: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            heard.append(str(message.params.uri))
+
+    with anyio.fail_after(10):
+        async with Client(server, mode="legacy", message_handler=on_message) as client:
+            caps = client.server_capabilities
+            assert caps is not None and caps.resources and caps.resources.subscribe
+            with pytest.warns(MCPDeprecationWarning, match="resources/subscribe is removed"):
+                await client.subscribe_resource("x://rows/1")
+            assert subscriptions.uris() == ["x://rows/1"]
+            await subscriptions.notify("x://rows/1")
+            await subscriptions.notify("x://rows/2")
+            with pytest.warns(MCPDeprecationWarning, match="resources/unsubscribe is removed"):
+                await client.unsubscribe_resource("x://rows/1")
+            await subscriptions.notify("x://rows/1")
+            await client.list_tools()  # a round trip: the notification has arrived by now
+            with (
+                pytest.warns(MCPDeprecationWarning, match="resources/subscribe is removed"),
+                pytest.raises(MCPError, match="Resource not found"),
+            ):
+                await client.subscribe_resource("y://none")
+    assert heard == ["x://rows/1"]
+
+
+async def test_an_app_without_resources_or_prompts_advertises_neither() -> None:
+    """Tools only: no resources, prompts or completions capability."""
+    app = Fusion("tools-only")
+    app.tool("t").action("a")(lambda: "ok")
+    assert surface_handlers(app) == {}
+    async with Client(build_server(app)) as client:
+        caps = client.server_capabilities
+        assert caps is not None
+        assert caps.resources is None and caps.prompts is None and caps.completions is None
