@@ -132,7 +132,6 @@ class Supervisor:
             self._stop()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-            self.sock.close()
 
     def _replace_dead(self) -> None:
         for index, process in enumerate(self.workers):
@@ -146,6 +145,9 @@ class Supervisor:
             self.workers[index] = self._start()
 
     def _stop(self) -> None:
+        # The parent's copy of the socket closes first: once the workers close theirs, a
+        # new connection is refused rather than left waiting in the backlog.
+        self.sock.close()
         for process in self.workers:
             if process.is_alive() and process.pid is not None:
                 os.kill(process.pid, signal.SIGTERM)

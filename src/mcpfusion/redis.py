@@ -72,16 +72,18 @@ class _Link:
         self._down = False
         self._retry_at = 0.0
         self._backoff = FIRST_BACKOFF
+        self._recovered_at = float("-inf")
 
     @property
     def client(self) -> redis.asyncio.Redis:
         if self._client is None:
-            # No retries inside redis-py: the backoff here decides when to try again.
+            # One immediate retry inside redis-py, on a new connection: a pooled connection
+            # from before a restart fails once. The backoff here decides the rest.
             self._client = redis.asyncio.Redis.from_url(
                 self.url,
                 socket_connect_timeout=1.0,
                 socket_timeout=5.0,
-                retry=Retry(NoBackoff(), 0),
+                retry=Retry(NoBackoff(), 1),
             )
         return self._client
 
@@ -89,7 +91,14 @@ class _Link:
         """Whether to try Redis now (always, unless a failure's backoff is running)."""
         return not self._down or time.monotonic() >= self._retry_at
 
-    def failed(self, exc: BaseException) -> None:
+    def failed(self, exc: BaseException, connected_at: float | None = None) -> None:
+        """Records a failure; ``connected_at``: when the failed connection was opened.
+
+        A connection opened before Redis was last back broke in that outage, noticed
+        late (a subscriber reads only now and then): it is reopened, with no new warning.
+        """
+        if connected_at is not None and connected_at < self._recovered_at and not self._down:
+            return
         if not self._down:
             logger.warning(
                 "Redis at %s is unreachable (%s: %s): %s until it is back",
@@ -107,7 +116,12 @@ class _Link:
     def succeeded(self) -> None:
         if self._down:
             self._down = False
+            self._recovered_at = time.monotonic()
             logger.info("Redis at %s is back (%s)", _safe(self.url), self.part.split(",")[0])
+
+    @property
+    def down(self) -> bool:
+        return self._down
 
     @property
     def backoff(self) -> float:
@@ -253,8 +267,10 @@ class RedisSubscriptionBus(_Pickled):
     async def _receive(self) -> None:
         while True:
             pubsub = self._link.client.pubsub()
+            connected_at: float | None = None
             try:
                 await pubsub.subscribe(self.channel)
+                connected_at = time.monotonic()
                 self._link.succeeded()
                 self.subscribed.set()
                 while True:
@@ -263,8 +279,9 @@ class RedisSubscriptionBus(_Pickled):
                         self._deliver(message["data"])
             except _FAILURES as exc:
                 self.subscribed = anyio.Event()
-                self._link.failed(exc)
-                await anyio.sleep(self._link.backoff)
+                self._link.failed(exc, connected_at)
+                if self._link.down:
+                    await anyio.sleep(self._link.backoff)
             finally:
                 with anyio.CancelScope(shield=True):
                     with contextlib.suppress(*_FAILURES):
