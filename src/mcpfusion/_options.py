@@ -5,14 +5,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from mcpfusion._auth import Auth
 from mcpfusion._ratelimit import RateLimitStore
-
-if TYPE_CHECKING:  # the MCP SDK is not loaded with the options
-    from mcp.server.streamable_http import EventStore
-    from mcp.server.subscriptions import SubscriptionBus
 
 DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 """The MCP SDK's own default request body limit (4 MiB)."""
@@ -90,8 +86,9 @@ class HttpOptions:
     auth: Auth | None = None
     workers: int = 1
     shutdown_timeout: float = 30.0
-    subscription_bus: SubscriptionBus | None = None
-    event_store: EventStore | None = None
+    # The MCP SDK's types, checked by their methods: the options never load the SDK.
+    subscription_bus: Any = None
+    event_store: Any = None
     rate_limit_store: RateLimitStore | None = None
 
     def __post_init__(self) -> None:

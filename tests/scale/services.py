@@ -211,7 +211,7 @@ class Replica:
 
     @property
     def workers(self) -> int:
-        args = list(self.process.args)  # type: ignore[arg-type]
+        args = [str(arg) for arg in self.process.args]  # type: ignore[union-attr]
         return int(args[args.index("--workers") + 1]) if "--workers" in args else 1
 
     def output(self) -> str:

@@ -14,6 +14,7 @@ import mcpfusion.cli
 import mcpfusion.integrations
 import mcpfusion.integrations.sdk
 import mcpfusion.middleware
+import mcpfusion.redis
 import mcpfusion.server
 import mcpfusion.terminal
 import mcpfusion.testing
@@ -76,6 +77,7 @@ PUBLIC = {
         "parse_ui_block",
     ],
     mcpfusion.server: [
+        "AppFactory",
         "HostPolicy",
         "HttpOptions",
         "ServableApp",
@@ -85,6 +87,7 @@ PUBLIC = {
         "is_loopback",
         "run_http",
         "run_stdio",
+        "run_workers",
         "serve_stdio",
         "to_call_tool_result",
     ],
@@ -125,6 +128,7 @@ PUBLIC = {
         "rate_limit",
         "tracing",
     ],
+    mcpfusion.redis: ["RedisEventStore", "RedisRateLimitStore", "RedisSubscriptionBus"],
     mcpfusion.cli: [
         "USAGE_ERROR",
         "UsageError",
@@ -153,6 +157,8 @@ SERVING = {
     "mcpfusion._jsonrpc",
     "mcpfusion._sdk",
     "mcpfusion._stdio",
+    "mcpfusion._streams",
+    "mcpfusion.redis",
     "mcpfusion.server",
     "mcpfusion.integrations.fastmcp",
     "mcpfusion.integrations.sdk",
