@@ -29,6 +29,8 @@ from mcpfusion.server import run_http
 
 LIMIT = 10.0
 """Calls a second the ``limited`` app allows each identity."""
+BURST = 10
+"""Its burst: a token not taken at once (a slow moment of the machine) is not lost."""
 
 
 def invoice_uri(invoice_id: str) -> str:
@@ -39,7 +41,7 @@ def invoice_uri(invoice_id: str) -> str:
 # -- apps for `mcpfusion run` ------------------------------------------------------------------
 
 limited = Fusion("limited")
-limited.middleware(rate_limit(rate=LIMIT, burst=1))
+limited.middleware(rate_limit(rate=LIMIT, burst=BURST))
 
 
 @limited.tool("ping", exposition="flat").action("once", read_only=True)

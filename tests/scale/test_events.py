@@ -1,8 +1,10 @@
 """Events over Redis: a payment on replica A reaches a listener on replica B, and a Redis
-restart loses no tool call (events flow again once the buses reconnect)."""
+restart loses no tool call (events flow again once the buses reconnect); stopping B ends
+its listen stream gracefully."""
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -78,6 +80,13 @@ async def test_a_payment_on_one_replica_reaches_a_listener_on_another_across_a_r
                     assert received
                     assert isinstance(received[0], ResourceUpdated)
                     assert received[0].uri in uris[6:]
+
+                    # SIGTERM on B ends its listen stream gracefully (a final result, not
+                    # a dropped connection) at once, not after the grace period.
+                    b.process.send_signal(signal.SIGTERM)
+                    with anyio.fail_after(10):
+                        async for _ in events:
+                            pass
             log = a.output()
     # Once per outage, not per call: A published five events into it.
     assert log.count("is unreachable") == 1, log
