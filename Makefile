@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint browser bench coverage conformance clean
+.PHONY: demo test lint browser services bench coverage conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,7 +27,14 @@ browser:
 	  $$sudo apt-get update && \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; }
 
-test: lint browser
+# The scale-out suite starts Debian's redis-server and nginx: installed only when missing.
+services:
+	@test -x /usr/bin/redis-server -a -x /usr/sbin/nginx || { \
+	  sudo=$$(test "$$(id -u)" -eq 0 || echo sudo); \
+	  $$sudo apt-get update && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y redis-server nginx; }
+
+test: lint browser services
 	$(BIN)/python -m pytest
 
 coverage: $(STAMP)

@@ -1,8 +1,13 @@
-"""Runs the billing example: `python -m examples.billing [--db PATH] [--http --port N]`."""
+"""Runs the billing example: `python -m examples.billing [--db PATH] [--http --port N]`.
+
+Over HTTP, `--workers N` serves from N processes and `--redis-url URL` shares events, rate
+limits and (stateful) resumable streams between them and other replicas.
+"""
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import os
@@ -13,8 +18,9 @@ from pathlib import Path
 from examples.billing import tenants
 from examples.billing.db import BillingDatabaseError, default_path
 from examples.billing.server import create_app
-from mcpfusion import Fusion
+from mcpfusion import Fusion, HttpOptions
 from mcpfusion.middleware import AUDIT_LOGGER
+from mcpfusion.server import run_workers
 
 HOST = "127.0.0.1"
 ENV_DB = "MCPFUSION_BILLING_DB"
@@ -69,7 +75,48 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="HTTP without sessions, for several workers behind a load balancer",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="HTTP server processes (default 1; more than one wants --stateless)",
+    )
+    parser.add_argument(
+        "--redis-url",
+        metavar="URL",
+        help="share events, rate limits and resumable streams through Redis",
+    )
+    parser.add_argument(
+        "--shutdown-timeout",
+        type=float,
+        default=HttpOptions().shutdown_timeout,
+        metavar="SECONDS",
+        help="on SIGTERM, how long calls in flight may take to finish",
+    )
     return parser
+
+
+def http_options(args: argparse.Namespace) -> HttpOptions:
+    """The HTTP options the command line asks for."""
+    resource = args.resource or f"http://{HOST}:{args.port}/mcp"
+    shared: dict[str, object] = {}
+    if args.redis_url:
+        from mcpfusion.redis import RedisEventStore, RedisRateLimitStore, RedisSubscriptionBus
+
+        shared["subscription_bus"] = RedisSubscriptionBus(args.redis_url)
+        shared["rate_limit_store"] = RedisRateLimitStore(args.redis_url)
+        if not args.stateless:
+            shared["event_store"] = RedisEventStore(args.redis_url)
+    return HttpOptions(
+        host=HOST,
+        port=args.port,
+        stateless=args.stateless,
+        auth=tenants.auth(resource),
+        workers=args.workers,
+        shutdown_timeout=args.shutdown_timeout,
+        **shared,  # type: ignore[arg-type]
+    )
 
 
 def app() -> Fusion:
@@ -85,10 +132,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parses the command line, opens (or seeds) the database and serves until stopped."""
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.stateless and not args.http:
-        parser.error("--stateless applies to --http only")
+    if not args.http and (args.stateless or args.workers != 1 or args.redis_url):
+        parser.error("--stateless, --workers and --redis-url apply to --http only")
     # The environment is read here, in the entry point, and nowhere in the library.
-    served = create_app(database_path(args.db, os.environ))
+    path = database_path(args.db, os.environ)
+    served = create_app(path)
     # Logs go to stderr (on stdio, stdout is the protocol); over HTTP the mcpfusion logger
     # announces the endpoint, which is how `--port 0` tells its caller the port it got.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
@@ -100,15 +148,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         audit.addHandler(handler)
         audit.propagate = False
     try:
-        if args.http:
-            resource = args.resource or f"http://{HOST}:{args.port}/mcp"
-            served.run(
-                transport="http",
-                host=HOST,
-                port=args.port,
-                stateless=args.stateless,
-                auth=tenants.auth(resource),
-            )
+        if args.http and args.workers > 1:
+            # Each worker builds the app itself: create_app is importable there.
+            run_workers(functools.partial(create_app, path), http_options(args))
+        elif args.http:
+            served.run("http", http_options(args))
         else:
             served.run()
     except BillingDatabaseError as exc:

@@ -3,26 +3,31 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
-from collections.abc import AsyncIterator
+import socket
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
 import h11
 import uvicorn
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from mcpfusion._bearer import protected
 from mcpfusion._guard import LOOPBACK_HOSTS, HostPolicy, RequestGuard
 from mcpfusion._options import HttpOptions, http_options
-from mcpfusion._sdk import ServableApp, build_server
+from mcpfusion._ratelimit import SERVING_STORE, RateLimitStore
+from mcpfusion._sdk import LISTEN_HANDLERS, ServableApp, build_server
+from mcpfusion._streams import SessionManager
 
 logger = logging.getLogger("mcpfusion")
 
@@ -89,8 +94,10 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
             options.host,
             ignored,
         )
-    manager = StreamableHTTPSessionManager(
-        app=build_server(app),
+    server = build_server(app, subscription_bus=options.subscription_bus)
+    manager = SessionManager(
+        app=server,
+        event_store=options.event_store,
         stateless=options.stateless,
         json_response=options.json_response,
         # Host, Origin and the body are checked by the RequestGuard, exactly.
@@ -100,19 +107,30 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         session_idle_timeout=options.session_idle_timeout,
     )
 
+    shared = (options.subscription_bus, options.event_store, options.rate_limit_store)
+
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        # The app's lifespan runs once per process (each uvicorn worker), around serving.
-        async with app.running(), manager.run():
+        # The app's lifespan runs once per process (each uvicorn worker), around serving;
+        # so do the shared stores' connections.
+        async with contextlib.AsyncExitStack() as stack:
+            parts: dict[Any, None] = dict.fromkeys(p for p in shared if p is not None)
+            for part in parts:
+                if hasattr(part, "__aenter__") and hasattr(part, "__aexit__"):
+                    await stack.enter_async_context(part)
+            await stack.enter_async_context(app.running())
+            await stack.enter_async_context(manager.run())
             yield
 
-    endpoint = RequestGuard(
+    endpoint: ASGIApp = RequestGuard(
         StreamableHTTPASGIApp(manager),
         policy,
         stateless=options.stateless,
         max_body_bytes=options.max_body_bytes,
         body_timeout=options.body_timeout,
     )
+    if options.rate_limit_store is not None:
+        endpoint = _WithRateLimitStore(endpoint, options.rate_limit_store)
     middleware = []
     if options.cors_origins:
         middleware.append(
@@ -130,7 +148,32 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         routes = protected(options.auth, options.path, endpoint)
     else:
         routes = [Route(options.path, endpoint=endpoint)]
-    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    starlette = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    listen = LISTEN_HANDLERS.get(server)
+    # Called when shutdown starts: listen streams never end on their own, so they are
+    # closed gracefully (each client gets its final result) instead of holding the grace
+    # period open.
+    starlette.state.close_streams = listen.close if listen is not None else lambda: None
+    return starlette
+
+
+class _WithRateLimitStore:
+    """Runs each request with the options' rate-limit store as the serving store.
+
+    Calls run in tasks started from the request (a stateful session's from its first
+    request), which inherit the context variable.
+    """
+
+    def __init__(self, endpoint: ASGIApp, store: RateLimitStore) -> None:
+        self.endpoint = endpoint
+        self.store = store
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        token = SERVING_STORE.set(self.store)
+        try:
+            await self.endpoint(scope, receive, send)
+        finally:
+            SERVING_STORE.reset(token)
 
 
 CORS_REQUEST_HEADERS: Final = (
@@ -254,7 +297,33 @@ def uvicorn_config(app: ServableApp, options: HttpOptions) -> uvicorn.Config:
         log_level=options.log_level,
         http=_protocol(options),
         timeout_keep_alive=options.keep_alive_timeout,
+        # Typed int, used as asyncio.timeout's float.
+        timeout_graceful_shutdown=options.shutdown_timeout,  # type: ignore[arg-type]
     )
+
+
+class GracefulServer(uvicorn.Server):
+    """uvicorn's server, closing listen streams as soon as shutdown starts.
+
+    On SIGTERM or SIGINT uvicorn stops accepting connections, lets requests in flight
+    finish for ``shutdown_timeout`` seconds, then cancels the rest and runs the lifespan's
+    shutdown.
+    """
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        close: Callable[[], None] | None = getattr(
+            getattr(self.config.app, "state", None), "close_streams", None
+        )
+        if close is not None:
+            close()
+        await super().shutdown(sockets)
+
+
+def announce(app: ServableApp, options: HttpOptions, sock: socket.socket) -> None:
+    """Logs the endpoint URL ``sock`` serves (how ``port=0`` tells its caller the port)."""
+    bound = sock.getsockname()[1]
+    url_host = f"[{options.host}]" if ":" in options.host else options.host
+    logger.info("serving %r at http://%s:%d%s", app.name, url_host, bound, options.path)
 
 
 def run_http(app: ServableApp, options: HttpOptions | None = None, **changes: Any) -> None:
@@ -262,14 +331,21 @@ def run_http(app: ServableApp, options: HttpOptions | None = None, **changes: An
 
     The options are ``asgi_app``'s. ``port=0`` picks a free port; the ``mcpfusion`` logger
     announces the endpoint URL once the socket accepts connections.
+
+    Raises:
+        ValueError: with ``workers`` above 1: an app object cannot be rebuilt in other
+            processes, so use ``mcpfusion.server.run_workers`` with a factory.
     """
     options = http_options(options, changes)
+    if options.workers > 1:
+        raise ValueError(
+            "workers > 1 needs a factory each worker can import: use "
+            "mcpfusion.server.run_workers('module:app', options) or mcpfusion run --workers"
+        )
     config = uvicorn_config(app, options)
     sock = config.bind_socket()
     # Listening before the announcement: a client that reads it can connect at once (the
     # connection waits in the backlog until uvicorn has started).
     sock.listen()
-    bound = sock.getsockname()[1]
-    url_host = f"[{options.host}]" if ":" in options.host else options.host
-    logger.info("serving %r at http://%s:%d%s", app.name, url_host, bound, options.path)
-    uvicorn.Server(config).run(sockets=[sock])
+    announce(app, options, sock)
+    GracefulServer(config).run(sockets=[sock])

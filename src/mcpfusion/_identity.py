@@ -78,6 +78,21 @@ class Identity:
         settable(self, "claims", claims)
         settable(self, "tenant", tenant)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as its arguments (the claims' read-only view does not pickle), so serving
+        # options holding identities reach every worker process.
+        return (
+            _identity,
+            (
+                self.subject,
+                self.client_id,
+                self.scopes,
+                self.expires_at,
+                dict(self.claims),
+                self.tenant,
+            ),
+        )
+
     def has(self, scopes: Collection[str]) -> bool:
         """Whether the identity holds every scope of ``scopes``."""
         return self.scopes.issuperset(scopes)
@@ -92,6 +107,24 @@ class Identity:
             claims=self.claims,
             tenant=tenant,
         )
+
+
+def _identity(
+    subject: str,
+    client_id: str | None,
+    scopes: frozenset[str],
+    expires_at: int | None,
+    claims: dict[str, Any],
+    tenant: str | None,
+) -> Identity:
+    return Identity(
+        subject,
+        client_id=client_id,
+        scopes=scopes,
+        expires_at=expires_at,
+        claims=claims,
+        tenant=tenant,
+    )
 
 
 def missing_scopes(identity: Identity | None, requires: frozenset[str]) -> frozenset[str]:

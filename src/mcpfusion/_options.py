@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from mcpfusion._auth import Auth
+from mcpfusion._ratelimit import RateLimitStore
 
 DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 """The MCP SDK's own default request body limit (4 MiB)."""
@@ -45,6 +46,23 @@ class HttpOptions:
         log_level: uvicorn's log level when ``Fusion.run`` serves.
         auth: HTTP authorization (``mcpfusion.auth.Auth``): every request needs a valid
             bearer token, and calls carry the identity it proves. ``None``: anonymous.
+        workers: server processes sharing the socket (``mcpfusion.server.run_workers``);
+            each runs the app's lifespan once. A stateful server runs one worker: a
+            session lives in the process that opened it.
+        shutdown_timeout: seconds calls in flight may take to finish after SIGTERM or
+            SIGINT (new connections are refused meanwhile); then they are cancelled.
+        subscription_bus: the MCP SDK ``SubscriptionBus`` that ``subscriptions/listen``
+            streams are fed from (``mcpfusion.redis.RedisSubscriptionBus`` to reach the
+            listeners of every replica). ``None``: the request is not served.
+        event_store: the MCP SDK ``EventStore`` that makes a stateful session's SSE streams
+            resumable with ``Last-Event-ID`` (``mcpfusion.redis.RedisEventStore``); each
+            session reads only its own events. Stateful servers only.
+        rate_limit_store: where ``rate_limit`` middleware created without ``store=`` keeps
+            its buckets while this server runs (``mcpfusion.redis.RedisRateLimitStore`` to
+            share limits between replicas). ``None``: each process counts on its own.
+
+    Stores and buses that are async context managers are entered around serving, once
+    per worker.
 
     Raises:
         TypeError, ValueError: on an option of the wrong type or out of range.
@@ -66,6 +84,12 @@ class HttpOptions:
     session_idle_timeout: float = 600.0
     log_level: str = "info"
     auth: Auth | None = None
+    workers: int = 1
+    shutdown_timeout: float = 30.0
+    # The MCP SDK's types, checked by their methods: the options never load the SDK.
+    subscription_bus: Any = None
+    event_store: Any = None
+    rate_limit_store: RateLimitStore | None = None
 
     def __post_init__(self) -> None:
         _require(self.host, str, "host")
@@ -103,12 +127,30 @@ class HttpOptions:
         _require(self.log_level, str, "log_level")
         if self.auth is not None:
             _require(self.auth, Auth, "auth")
+        _require(self.workers, int, "workers")
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1; got {self.workers}")
+        _require(self.shutdown_timeout, int | float, "shutdown_timeout")
+        if not self.shutdown_timeout >= 0:
+            raise ValueError(f"shutdown_timeout must be 0 or more; got {self.shutdown_timeout}")
+        _duck(self.subscription_bus, "subscription_bus", "publish", "subscribe")
+        _duck(self.event_store, "event_store", "store_event", "replay_events_after")
+        if self.event_store is not None and self.stateless:
+            raise ValueError("event_store needs sessions: a stateless server has none to resume")
+        if self.rate_limit_store is not None:
+            _require(self.rate_limit_store, RateLimitStore, "rate_limit_store")
 
 
 def _require(value: Any, kind: Any, name: str) -> None:
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         what = getattr(kind, "__name__", "number")
         raise TypeError(f"{name} must be a {what}; got {value!r}")
+
+
+def _duck(value: Any, name: str, *methods: str) -> None:
+    """Checks an SDK seam by its methods, so the options never import the SDK."""
+    if value is not None and not all(callable(getattr(value, m, None)) for m in methods):
+        raise TypeError(f"{name} must have {' and '.join(methods)}; got {value!r}")
 
 
 def http_options(options: HttpOptions | None, changes: dict[str, Any]) -> HttpOptions:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import math
 import time
 from collections.abc import Callable
@@ -29,6 +30,12 @@ class RateLimitStore(Protocol):
             ``0`` when a token was taken; else the seconds until one will be there.
         """
         ...
+
+
+SERVING_STORE: contextvars.ContextVar[RateLimitStore | None] = contextvars.ContextVar(
+    "mcpfusion_rate_limit_store", default=None
+)
+"""The store of the server serving the current request (``HttpOptions.rate_limit_store``)."""
 
 
 class MemoryRateLimitStore:
@@ -81,7 +88,9 @@ def rate_limit(
     Args:
         rate: calls a second a caller regains.
         burst: the most calls a caller may make at once.
-        store: where the buckets live (``MemoryRateLimitStore()`` by default).
+        store: where the buckets live. By default the serving options' store
+            (``HttpOptions.rate_limit_store``, ``--redis-url``) when they name one, else a
+            ``MemoryRateLimitStore()`` of this middleware's own.
         key: the bucket of a call (``by_identity`` by default).
 
     Raises:
@@ -91,9 +100,11 @@ def rate_limit(
         raise DefinitionError(f"rate is a positive number of calls a second; got {rate!r}")
     if isinstance(burst, bool) or not isinstance(burst, int) or burst < 1:
         raise DefinitionError(f"burst is a whole number of calls, at least 1; got {burst!r}")
-    buckets = store if store is not None else MemoryRateLimitStore()
+    own = store if store is not None else MemoryRateLimitStore()
+    shared = SERVING_STORE if store is None else None
 
     async def limit(call: Call, call_next: Next) -> ToolResponse:
+        buckets = (shared.get() if shared is not None else None) or own
         wait = await buckets.take(key(call), rate, burst)
         if wait > 0:
             raise rate_limited(max(1, math.ceil(wait)))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Collection, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
 from mcp import types
 from mcp.server import Server, ServerRequestContext
+from mcp.server.subscriptions import ListenHandler, SubscriptionBus
 
 from mcpfusion._bearer import identity_of
 from mcpfusion._context import Progress
@@ -18,6 +20,9 @@ from mcpfusion._response import ToolResponse
 from mcpfusion._sdk_surface import advertise_extensions, sdk_content, surface_handlers
 
 logger = logging.getLogger("mcpfusion")
+
+LISTEN_HANDLERS: weakref.WeakKeyDictionary[Server[Any], ListenHandler] = weakref.WeakKeyDictionary()
+"""Each built server's ``subscriptions/listen`` handler, closed when serving stops."""
 
 
 class ServableApp(Protocol):
@@ -89,8 +94,14 @@ def _annotations(response: ToolResponse, index: int) -> types.Annotations | None
     return types.Annotations(audience=list(marks.audience) or None, priority=marks.priority)
 
 
-def build_server(app: ServableApp) -> Server[Any]:
+def build_server(
+    app: ServableApp, *, subscription_bus: SubscriptionBus | None = None
+) -> Server[Any]:
     """A low-level SDK ``Server`` answering ``tools/list`` and ``tools/call`` from ``app``.
+
+    With a ``subscription_bus``, it also serves ``subscriptions/listen`` (protocol
+    2026-07-28): each listen stream gets the events published on the bus, on any replica
+    when the bus is shared (``mcpfusion.redis.RedisSubscriptionBus``).
 
     The tool list is read once, here (and once for each set of scopes that hides actions,
     when a caller holding it first lists): a definition mistake only the complete list shows
@@ -140,7 +151,8 @@ def build_server(app: ServableApp) -> Server[Any]:
             response = escaped(params.name)
         return to_call_tool_result(response)
 
-    server = Server(
+    listen = None if subscription_bus is None else ListenHandler(subscription_bus)
+    server: Server[Any] = Server(
         app.name,
         version=app.version,
         instructions=app.instructions,
@@ -148,7 +160,10 @@ def build_server(app: ServableApp) -> Server[Any]:
         get_tool_input_schema=schemas.get,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
+        on_subscriptions_listen=listen,
         **surface_handlers(app),
     )
     advertise_extensions(server, app)
+    if listen is not None:
+        LISTEN_HANDLERS[server] = listen
     return server

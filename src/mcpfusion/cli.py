@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -32,6 +33,8 @@ __all__ = [
     "main",
     "parse_arguments",
 ]
+
+logger = logging.getLogger("mcpfusion")
 
 USAGE_ERROR = 2
 """Exit status for a bad target (including a definition mistake in its tools), an unknown
@@ -235,7 +238,30 @@ def http_options(args: argparse.Namespace) -> HttpOptions:
         cors_origins=args.cors_origins,
         max_sessions=args.max_sessions,
         auth=_auth(args),
+        workers=args.workers,
+        shutdown_timeout=args.shutdown_timeout,
+        **_redis(args),
     )
+
+
+def _redis(args: argparse.Namespace) -> dict[str, Any]:
+    """The shared parts ``--redis-url`` asks for: events, rate limits, and (stateful)
+    resumable streams."""
+    if not args.redis_url:
+        return {}
+    try:
+        # Imported here: redis-py loads only for a server that uses it.
+        from mcpfusion.redis import RedisEventStore, RedisRateLimitStore, RedisSubscriptionBus
+    except ImportError as exc:
+        raise UsageError(f"--redis-url needs the redis extra (mcpfusion[redis]): {exc}") from None
+    url = args.redis_url
+    shared: dict[str, Any] = {
+        "subscription_bus": RedisSubscriptionBus(url),
+        "rate_limit_store": RedisRateLimitStore(url),
+    }
+    if not args.stateless:
+        shared["event_store"] = RedisEventStore(url)
+    return shared
 
 
 def _auth(args: argparse.Namespace) -> Any:
@@ -265,11 +291,29 @@ def _auth(args: argparse.Namespace) -> Any:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if not args.http and (args.workers != 1 or args.redis_url):
+        raise UsageError("--workers and --redis-url apply to --http only")
     app = load_app(args.target)
-    if args.http:
-        app.run("http", http_options(args))
-    else:
+    if not args.http:
         app.run()
+        return 0
+    try:
+        options = http_options(args)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    if options.workers == 1:
+        app.run("http", options)
+        return 0
+    if not options.stateless:
+        logger.warning(
+            "%d workers serving stateful sessions: a session's requests must reach the "
+            "process that opened it (use --stateless, or one worker per replica behind "
+            "sticky routing)",
+            options.workers,
+        )
+    from mcpfusion.server import run_workers
+
+    run_workers(functools.partial(load_app, args.target), options)
     return 0
 
 
@@ -327,6 +371,27 @@ def build_parser() -> argparse.ArgumentParser:
         default=HttpOptions().max_sessions,
         metavar="N",
         help=f"open stateful sessions at most (default {HttpOptions().max_sessions})",
+    )
+    run.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="HTTP server processes on one socket, each running the app's lifespan (1)",
+    )
+    run.add_argument(
+        "--shutdown-timeout",
+        type=float,
+        default=HttpOptions().shutdown_timeout,
+        metavar="SECONDS",
+        help="on SIGTERM, how long calls in flight may take to finish "
+        f"(default {HttpOptions().shutdown_timeout:g})",
+    )
+    run.add_argument(
+        "--redis-url",
+        metavar="URL",
+        help="share events, rate limits and (stateful) resumable streams through Redis "
+        "(the redis extra)",
     )
     auth = run.add_argument_group(
         "authorization", "require a bearer JWT of one issuer (OAuth 2.1 resource server)"

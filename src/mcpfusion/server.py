@@ -2,7 +2,8 @@
 
 ``Fusion.run`` and ``Fusion.asgi_app`` are the usual way in; this module is for embedding:
 ``build_server(app)`` is the SDK ``Server`` answering from the app, to combine with
-hand-written SDK handlers or run on a transport of your own.
+hand-written SDK handlers or run on a transport of your own; ``run_workers`` serves an
+app in several processes.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from mcpfusion._lifespan import until_signalled
 from mcpfusion._options import HttpOptions
 from mcpfusion._sdk import ServableApp, build_server, to_call_tool_result
 from mcpfusion._stdio import serve_stdio
+from mcpfusion._workers import AppFactory, run_workers
 
 __all__ = [
+    "AppFactory",
     "HostPolicy",
     "HttpOptions",
     "ServableApp",
@@ -29,6 +32,7 @@ __all__ = [
     "is_loopback",
     "run_http",
     "run_stdio",
+    "run_workers",
     "serve_stdio",
     "to_call_tool_result",
 ]

@@ -46,12 +46,30 @@ def test_db_flag_wins_over_the_environment(
     assert "from-env" not in err
 
 
-def test_stateless_needs_http(capsys: pytest.CaptureFixture[str]) -> None:
-    """--stateless without --http is a usage error."""
+@pytest.mark.parametrize("flags", [["--stateless"], ["--workers", "2"], ["--redis-url", "x"]])
+def test_serving_flags_need_http(flags: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """--stateless, --workers and --redis-url without --http are a usage error."""
     with pytest.raises(SystemExit, match=r"^2$") as exc:  # a SystemExit's message is its code
-        entry.main(["--stateless"])
+        entry.main(flags)
     assert exc.value.code == 2
-    assert "--stateless applies to --http only" in capsys.readouterr().err
+    assert "apply to --http only" in capsys.readouterr().err
+
+
+def test_http_options_map_the_scale_out_flags() -> None:
+    """--workers, --shutdown-timeout and --redis-url reach HttpOptions (no event store
+    when stateless: there is no session to resume)."""
+    from mcpfusion.redis import RedisEventStore, RedisRateLimitStore, RedisSubscriptionBus
+
+    url = "redis://127.0.0.1:1/0"
+    flags = ["--http", "--workers", "3", "--shutdown-timeout", "7", "--redis-url", url]
+    options = entry.http_options(entry._parser().parse_args(flags))
+    assert (options.workers, options.shutdown_timeout) == (3, 7.0)
+    assert isinstance(options.subscription_bus, RedisSubscriptionBus)
+    assert isinstance(options.rate_limit_store, RedisRateLimitStore)
+    assert isinstance(options.event_store, RedisEventStore)
+    stateless = entry.http_options(entry._parser().parse_args([*flags, "--stateless"]))
+    assert stateless.event_store is None
+    assert entry.http_options(entry._parser().parse_args(["--http"])).subscription_bus is None
 
 
 def test_default_path_is_shown_in_help(capsys: pytest.CaptureFixture[str]) -> None:

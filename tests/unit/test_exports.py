@@ -14,6 +14,7 @@ import mcpfusion.cli
 import mcpfusion.integrations
 import mcpfusion.integrations.sdk
 import mcpfusion.middleware
+import mcpfusion.redis
 import mcpfusion.server
 import mcpfusion.terminal
 import mcpfusion.testing
@@ -92,6 +93,7 @@ PUBLIC = {
         "parse_ui_block",
     ],
     mcpfusion.server: [
+        "AppFactory",
         "HostPolicy",
         "HttpOptions",
         "ServableApp",
@@ -101,6 +103,7 @@ PUBLIC = {
         "is_loopback",
         "run_http",
         "run_stdio",
+        "run_workers",
         "serve_stdio",
         "to_call_tool_result",
     ],
@@ -141,6 +144,7 @@ PUBLIC = {
         "rate_limit",
         "tracing",
     ],
+    mcpfusion.redis: ["RedisEventStore", "RedisRateLimitStore", "RedisSubscriptionBus"],
     mcpfusion.cli: [
         "USAGE_ERROR",
         "UsageError",
@@ -170,6 +174,8 @@ SERVING = {
     "mcpfusion._sdk",
     "mcpfusion._sdk_surface",
     "mcpfusion._stdio",
+    "mcpfusion._streams",
+    "mcpfusion.redis",
     "mcpfusion.server",
     "mcpfusion.integrations.fastmcp",
     "mcpfusion.integrations.sdk",

@@ -1,0 +1,477 @@
+"""Shared state over Redis for servers of several workers or replicas (``mcpfusion[redis]``).
+
+from mcpfusion.redis import RedisEventStore, RedisRateLimitStore, RedisSubscriptionBus
+
+app.run(
+    "http",
+    workers=4,
+    subscription_bus=RedisSubscriptionBus("redis://127.0.0.1:6379/0"),
+    rate_limit_store=RedisRateLimitStore("redis://127.0.0.1:6379/0"),
+)
+
+``mcpfusion run APP --http --redis-url URL`` sets all three (the event store on stateful
+servers only). Nothing waits on Redis: while it is unreachable, events are dropped, streams
+are not stored and rate limits are not enforced (they fail open); the ``mcpfusion`` logger
+warns once per outage and says when Redis is back, and each part reconnects with a backoff
+from 0.1 s to 5 s. Events are delivered at most once: ``subscriptions/listen`` has no
+replay, so a listener that missed one refetches when it listens again.
+
+Each object pickles as its arguments, so options holding them reach every worker, where
+each opens its own connections.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import logging
+import time
+import urllib.parse
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, Final, Self
+
+import anyio
+import redis.asyncio
+from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
+from mcp.server.subscriptions import (
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ServerEvent,
+    ToolsListChanged,
+)
+from mcp_types import JSONRPCError, JSONRPCMessage, JSONRPCResponse, jsonrpc_message_adapter
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+
+__all__ = ["RedisEventStore", "RedisRateLimitStore", "RedisSubscriptionBus"]
+
+logger = logging.getLogger("mcpfusion")
+
+DEFAULT_PREFIX: Final = "mcpfusion"
+FIRST_BACKOFF: Final = 0.1
+LAST_BACKOFF: Final = 5.0
+_FAILURES = (RedisError, OSError)
+
+
+class _Link:
+    """One Redis connection pool, and what this process knows of the server's health.
+
+    After a failure, Redis is not asked again before the backoff has passed (0.1 s,
+    doubling to 5 s), so no call waits on a server that is down; the first failure of an
+    outage is logged as a warning, the first success after it as one info line.
+    """
+
+    def __init__(self, url: str, part: str) -> None:
+        self.url = url
+        self.part = part
+        self._client: redis.asyncio.Redis | None = None
+        self._down = False
+        self._retry_at = 0.0
+        self._backoff = FIRST_BACKOFF
+        self._recovered_at = float("-inf")
+
+    @property
+    def client(self) -> redis.asyncio.Redis:
+        if self._client is None:
+            # One immediate retry inside redis-py, on a new connection: a pooled connection
+            # from before a restart fails once. The backoff here decides the rest.
+            self._client = redis.asyncio.Redis.from_url(
+                self.url,
+                socket_connect_timeout=1.0,
+                socket_timeout=5.0,
+                retry=Retry(NoBackoff(), 1),
+            )
+        return self._client
+
+    def available(self) -> bool:
+        """Whether to try Redis now (always, unless a failure's backoff is running)."""
+        return not self._down or time.monotonic() >= self._retry_at
+
+    def failed(self, exc: BaseException, connected_at: float | None = None) -> None:
+        """Records a failure; ``connected_at``: when the failed connection was opened.
+
+        A connection opened before Redis was last back broke in that outage, noticed
+        late (a subscriber reads only now and then): it is reopened, with no new warning.
+        """
+        if connected_at is not None and connected_at < self._recovered_at and not self._down:
+            return
+        if not self._down:
+            logger.warning(
+                "Redis at %s is unreachable (%s: %s): %s until it is back",
+                _safe(self.url),
+                type(exc).__name__,
+                exc,
+                self.part,
+            )
+            self._down = True
+            self._backoff = FIRST_BACKOFF
+        else:
+            self._backoff = min(LAST_BACKOFF, self._backoff * 2)
+        self._retry_at = time.monotonic() + self._backoff
+
+    def succeeded(self) -> None:
+        if self._down:
+            self._down = False
+            self._recovered_at = time.monotonic()
+            logger.info("Redis at %s is back (%s)", _safe(self.url), self.part.split(",")[0])
+
+    @property
+    def down(self) -> bool:
+        return self._down
+
+    @property
+    def backoff(self) -> float:
+        return self._backoff
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+
+def _safe(url: str) -> str:
+    """The URL without its password, for logs."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = f"{parts.username or ''}:***@{parts.hostname}" + (
+        f":{parts.port}" if parts.port else ""
+    )
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+class _Pickled:
+    """Pickles as the constructor's arguments: each process opens its own connections."""
+
+    _arguments: dict[str, Any]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (functools.partial(type(self), **self._arguments), ())
+
+
+# -- events ---------------------------------------------------------------------------------
+
+_KINDS: Final[dict[type, str]] = {
+    ToolsListChanged: "tools",
+    PromptsListChanged: "prompts",
+    ResourcesListChanged: "resources",
+    ResourceUpdated: "resource",
+}
+
+
+def encode_event(event: ServerEvent) -> bytes:
+    """The bytes a bus publishes for ``event``."""
+    fields: dict[str, str] = {"kind": _KINDS[type(event)]}
+    if isinstance(event, ResourceUpdated):
+        fields["uri"] = event.uri
+    return json.dumps(fields).encode()
+
+
+def decode_event(data: bytes | str) -> ServerEvent | None:
+    """The event ``data`` carries, or ``None`` for anything else."""
+    try:
+        fields = json.loads(data)
+        kind = fields["kind"]
+    except (ValueError, TypeError, KeyError):
+        return None
+    if kind == "tools":
+        return ToolsListChanged()
+    if kind == "prompts":
+        return PromptsListChanged()
+    if kind == "resources":
+        return ResourcesListChanged()
+    uri = fields.get("uri")
+    if kind == "resource" and isinstance(uri, str):
+        return ResourceUpdated(uri=uri)
+    return None
+
+
+class RedisSubscriptionBus(_Pickled):
+    """The MCP SDK's ``SubscriptionBus`` over Redis pub/sub: an event published on any
+    replica reaches the ``subscriptions/listen`` streams of every replica.
+
+    ``publish`` sends the event to Redis only; each bus hands what it receives from Redis
+    to its own listeners, so a replica's listeners get its own events that way too.
+    Delivery is at most once: an event published while Redis is unreachable, or while
+    this bus reconnects, is lost (and counted in ``dropped``).
+
+    Serving enters the bus (``async with``), which starts its receiving task.
+
+    Args:
+        url: the Redis URL, e.g. ``redis://127.0.0.1:6379/0``.
+        channel: the pub/sub channel (default ``mcpfusion:events``); servers of one
+            deployment share it.
+    """
+
+    def __init__(self, url: str, *, channel: str = f"{DEFAULT_PREFIX}:events") -> None:
+        self._arguments = {"url": url, "channel": channel}
+        self.channel = channel
+        self._link = _Link(url, "server events are dropped")
+        self._listeners: dict[object, Callable[[ServerEvent], None]] = {}
+        self._group: anyio.abc.TaskGroup | None = None
+        self.subscribed = anyio.Event()
+        """Set once the receiving task listens on the channel (each time it reconnects)."""
+        self.published = 0
+        self.received = 0
+        self.dropped = 0
+
+    async def publish(self, event: ServerEvent) -> None:
+        """Sends ``event`` to every replica's listeners; drops it while Redis is down."""
+        data = encode_event(event)
+        if not self._link.available():
+            self.dropped += 1
+            return
+        try:
+            await self._link.client.publish(self.channel, data)
+        except _FAILURES as exc:
+            self.dropped += 1
+            self._link.failed(exc)
+            return
+        self._link.succeeded()
+        self.published += 1
+
+    def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
+        """Registers ``listener`` for events from Redis; returns its unsubscribe."""
+        token = object()
+        self._listeners[token] = listener
+
+        def unsubscribe() -> None:
+            self._listeners.pop(token, None)
+
+        return unsubscribe
+
+    async def __aenter__(self) -> Self:
+        group = anyio.create_task_group()
+        await group.__aenter__()
+        self._group = group
+        group.start_soon(self._receive)
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        group, self._group = self._group, None
+        if group is not None:
+            group.cancel_scope.cancel()
+            await group.__aexit__(None, None, None)
+        with anyio.CancelScope(shield=True):
+            await self._link.aclose()
+
+    async def _receive(self) -> None:
+        while True:
+            pubsub = self._link.client.pubsub()
+            connected_at: float | None = None
+            try:
+                await pubsub.subscribe(self.channel)
+                connected_at = time.monotonic()
+                self._link.succeeded()
+                self.subscribed.set()
+                while True:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                    if message is not None and message.get("type") == "message":
+                        self._deliver(message["data"])
+            except _FAILURES as exc:
+                self.subscribed = anyio.Event()
+                self._link.failed(exc, connected_at)
+                if self._link.down:
+                    await anyio.sleep(self._link.backoff)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    with contextlib.suppress(*_FAILURES):
+                        await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    def _deliver(self, data: bytes) -> None:
+        event = decode_event(data)
+        if event is None:
+            return
+        self.received += 1
+        for listener in list(self._listeners.values()):
+            try:
+                listener(event)
+            except Exception:  # one listener's failure must not starve the others
+                logger.exception("a subscription listener raised")
+
+
+# -- rate limits -----------------------------------------------------------------------------
+
+# GCRA on Redis's clock: the key holds the theoretical arrival time (TAT) of the next
+# call. A call passes when now >= TAT + 1/rate - burst/rate, and moves TAT on by 1/rate;
+# this is the token bucket of MemoryRateLimitStore (burst tokens, rate a second).
+_GCRA: Final = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local interval = 1 / tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+if tat < now then tat = now end
+local next_tat = tat + interval
+local allowed_at = next_tat - burst * interval
+if now < allowed_at then
+  return tostring(allowed_at - now)
+end
+redis.call('SET', KEYS[1], tostring(next_tat), 'PX', math.ceil((next_tat - now) * 1000) + 1)
+return '0'
+"""
+
+
+class RedisRateLimitStore(_Pickled):
+    """A ``RateLimitStore`` in Redis: one atomic script per call, on Redis's clock, so a
+    limit holds across every worker and replica.
+
+    While Redis is unreachable every call passes (fail open) and the outage is logged.
+    Serving enters the store (``async with``) to close its connections at the end.
+
+    Args:
+        url: the Redis URL.
+        prefix: the prefix of its keys (``mcpfusion:rl:<bucket>``).
+    """
+
+    def __init__(self, url: str, *, prefix: str = DEFAULT_PREFIX) -> None:
+        self._arguments = {"url": url, "prefix": prefix}
+        self.prefix = prefix
+        self._link = _Link(url, "rate limits are not enforced")
+        self._script: Any = None
+
+    async def take(self, key: str, rate: float, burst: int) -> float:
+        """Takes one token from ``key``'s bucket; see ``RateLimitStore.take``."""
+        if not self._link.available():
+            return 0.0
+        try:
+            if self._script is None:
+                self._script = self._link.client.register_script(_GCRA)
+            wait = await self._script(keys=[f"{self.prefix}:rl:{key}"], args=[rate, burst])
+        except _FAILURES as exc:
+            self._link.failed(exc)
+            return 0.0
+        self._link.succeeded()
+        return float(wait)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        with anyio.CancelScope(shield=True):
+            await self._link.aclose()
+
+
+# -- resumable streams -------------------------------------------------------------------------
+
+GET_STREAM_SUFFIX: Final = "_GET_stream"
+"""The SDK's stream id of a session's standalone GET stream (it has no final response)."""
+
+
+class RedisEventStore(EventStore, _Pickled):
+    """The MCP SDK's ``EventStore`` in Redis streams: an SSE stream dropped mid-call
+    resumes with ``Last-Event-ID`` and loses no message.
+
+    A resumed call's stream replays what was stored after that id, then follows the call
+    in Redis until its response, so nothing sent between the replay and the live stream
+    is lost. Each stream key expires ``ttl`` seconds after its last event and keeps at
+    most about ``max_events``. Serving gives each session a view of its own
+    (``HttpOptions.event_store``), so one session cannot replay another's events.
+
+    Args:
+        url: the Redis URL.
+        prefix: the prefix of its keys (``mcpfusion:events:<stream>``).
+        ttl: seconds a stream is kept after its last event.
+        max_events: events kept per stream, about.
+        follow_timeout: seconds a resumed stream follows a call still running.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        ttl: int = 600,
+        max_events: int = 1000,
+        follow_timeout: float = 300.0,
+    ) -> None:
+        self._arguments = {
+            "url": url,
+            "prefix": prefix,
+            "ttl": ttl,
+            "max_events": max_events,
+            "follow_timeout": follow_timeout,
+        }
+        self.prefix = prefix
+        self.ttl = ttl
+        self.max_events = max_events
+        self.follow_timeout = follow_timeout
+        self._link = _Link(url, "SSE streams are not resumable")
+
+    def _key(self, stream_id: str) -> str:
+        return f"{self.prefix}:events:{stream_id}"
+
+    async def store_event(self, stream_id: str, message: JSONRPCMessage | None) -> str:
+        """Stores one event of ``stream_id``; returns its id (``<stream>:<entry>``)."""
+        stream = urllib.parse.quote(stream_id, safe="")
+        if not self._link.available():
+            return f"{stream}:lost"
+        data = b""
+        if message is not None:
+            data = message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+        key = self._key(stream_id)
+        try:
+            async with self._link.client.pipeline(transaction=False) as pipe:
+                pipe.xadd(key, {"m": data}, maxlen=self.max_events, approximate=True)
+                pipe.expire(key, self.ttl)
+                entry, _ = await pipe.execute()
+        except _FAILURES as exc:
+            self._link.failed(exc)
+            return f"{stream}:lost"
+        self._link.succeeded()
+        return f"{stream}:{entry.decode()}"
+
+    async def replay_events_after(
+        self, last_event_id: str, send_callback: EventCallback
+    ) -> str | None:
+        """Sends the events after ``last_event_id``, following a running call to its end.
+
+        Returns the stream id when the live stream should carry on (a session's GET
+        stream), else ``None`` (the call's response was sent, or nothing is known).
+        """
+        stream, sep, cursor = last_event_id.rpartition(":")
+        if not sep or not stream or cursor == "lost":
+            return None
+        stream_id = urllib.parse.unquote(stream)
+        key = self._key(stream_id)
+        client: Any = self._link.client
+        try:
+            if not await client.exists(key):
+                return None
+            entries = await client.xrange(key, min=f"({cursor}", max="+")
+            deadline = time.monotonic() + self.follow_timeout
+            while True:
+                for entry, fields in entries:
+                    cursor = entry.decode()
+                    raw = fields.get(b"m")
+                    if not raw:
+                        continue  # a priming event: nothing to send
+                    message = jsonrpc_message_adapter.validate_json(raw)
+                    await send_callback(EventMessage(message, f"{stream}:{cursor}"))
+                    if isinstance(message, JSONRPCResponse | JSONRPCError):
+                        return None
+                if stream_id.endswith(GET_STREAM_SUFFIX):
+                    return stream_id
+                if time.monotonic() >= deadline:
+                    return None
+                found = await client.xread({key: cursor}, count=100, block=1000)
+                entries = found[0][1] if found else []
+        except _FAILURES as exc:
+            self._link.failed(exc)
+            return None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        with anyio.CancelScope(shield=True):
+            await self._link.aclose()
