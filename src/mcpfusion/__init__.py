@@ -2,6 +2,7 @@
 
 from mcpfusion._app import Fusion
 from mcpfusion._builder import ResponseBuilder, as_response, response
+from mcpfusion._client import Confirm, Elicitation, Root, Sampled
 from mcpfusion._context import Context, Request
 from mcpfusion._errors import (
     DefinitionError,
@@ -32,8 +33,10 @@ from mcpfusion._tool import Tool
 
 __all__ = [
     "BlockAnnotations",
+    "Confirm",
     "Context",
     "DefinitionError",
+    "Elicitation",
     "ErrorEnvelope",
     "Fusion",
     "FusionError",
@@ -45,6 +48,8 @@ __all__ = [
     "Request",
     "ResponseBuilder",
     "ResponseView",
+    "Root",
+    "Sampled",
     "SerializationError",
     "Suggestion",
     "Tool",

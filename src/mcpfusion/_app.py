@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import logging
 import typing
 from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
@@ -14,6 +16,7 @@ from pydantic import ValidationError
 
 from mcpfusion._action import Action
 from mcpfusion._catalog import DEFINITIONS, Catalog, Definitions, Route
+from mcpfusion._client import ClientChannel, InputNeeded, before_running
 from mcpfusion._context import NO_META, Context, ContextFactory, Progress, Request
 from mcpfusion._datablock import DataFormat, Delimiter
 from mcpfusion._errors import DefinitionError
@@ -32,12 +35,15 @@ from mcpfusion._middleware import Call, Middleware, Next, check_middleware, comp
 from mcpfusion._options import HttpOptions
 from mcpfusion._response import ToolResponse
 from mcpfusion._schema import DISCRIMINATOR, SELECT
+from mcpfusion._statesync import unmatched, with_invalidation
 from mcpfusion._style import Audience, Style
 from mcpfusion._tool import Exposition, Tool
 from mcpfusion._validation import arguments_problem, field_problems, select_problems
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
+
+logger = logging.getLogger("mcpfusion")
 
 
 class Fusion:
@@ -234,9 +240,32 @@ class Fusion:
 
     def _frozen(self) -> Catalog:
         if self._catalog is None:
+            self._check_invalidations()
             self._catalog = Catalog.build(self._tools.values(), lean=self.definitions == "lean")
             self._chain = compose(self._middleware, self._endpoint) if self._middleware else None
         return self._catalog
+
+    def state_names(self) -> list[str]:
+        """Every state name the app serves (SPEC §15): ``{tool}.{action}`` per action."""
+        return [a.state_name for tool in self._tools.values() for a in tool.actions.values()]
+
+    def _check_invalidations(self) -> None:
+        """SPEC §15: every ``invalidates`` pattern names some state the app serves.
+
+        Raises:
+            DefinitionError: naming the action, its patterns that match nothing, and the
+                known state names.
+        """
+        names = self.state_names()
+        for tool in self._tools.values():
+            for action in tool.actions.values():
+                missing = unmatched(action.invalidates, names)
+                if missing:
+                    raise DefinitionError(
+                        f"{action.tool}/{action.name}: invalidates {', '.join(map(repr, missing))}"
+                        f", which matches no state of app '{self.name}'; state names: "
+                        f"{', '.join(names)}"
+                    )
 
     def scope_key(self, identity: Identity | None) -> frozenset[str] | None:
         """The scopes of ``identity`` that change what it may call, ``None`` if it may call all.
@@ -273,6 +302,7 @@ class Fusion:
         meta: Mapping[str, Any] | None = None,
         context: ContextFactory | None = None,
         identity: Identity | None = None,
+        client: ClientChannel | None = None,
     ) -> ToolResponse:
         """Answers one ``tools/call``; every problem the model should read is a result.
 
@@ -284,6 +314,8 @@ class Fusion:
             context: a factory used instead of the app's for this call (tests use it).
             identity: the verified caller, ``None`` for an anonymous one (the server
                 passes what the transport established).
+            client: the client on the other end (``ctx.log``, ``ctx.elicit``, ...), as
+                the server adapter provides it.
 
         Cancellation (``asyncio.CancelledError``, anyio's cancel scopes) propagates.
         """
@@ -308,6 +340,8 @@ class Fusion:
         request = Request(
             tool.name, action.name, meta or NO_META, progress, identity, self._lifespan.state
         )
+        if client is not None:
+            request = dataclasses.replace(request, client=client)
         response = await self._run(route, action, args, request, context or self._factory)
         return catalog.targets.checked(response, route)
 
@@ -378,6 +412,8 @@ class Fusion:
             # A class (the default, Context) never returns an awaitable: skip the check.
             if not isinstance(factory, type) and inspect.isawaitable(context):
                 context = await context
+            if action.talks:
+                await before_running(request, kwargs, action.confirm, action.requires_client)
             if action.timeout is None:
                 value = await action.invoke(kwargs, request, context)
             else:
@@ -387,9 +423,15 @@ class Fusion:
                     request.cancel()
                     return timed_out(request.tool, request.action, action.timeout)
             if around_render is None:
-                return await action.respond(value, context, select)
-            with around_render():
-                return await action.respond(value, context, select)
+                response = await action.respond(value, context, select)
+            else:
+                with around_render():
+                    response = await action.respond(value, context, select)
+            if action.invalidates and not response.is_error:
+                response = await _invalidated(action, request, response)
+            return response
+        except InputNeeded:
+            raise  # a question the client answers in a later round (_client)
         except Exception as exc:
             return action.failed(from_exception(exc, request.tool, request.action))
         except BaseException as exc:
@@ -478,6 +520,18 @@ class Fusion:
         for name in listed:
             self._listed[name] = tool
         self._catalog = None  # rebuilt, once, when next read
+
+
+async def _invalidated(action: Action, request: Request, response: ToolResponse) -> ToolResponse:
+    """A successful mutation's response, ending with its invalidation block (SPEC §15);
+    the client's resource subscribers are told what changed."""
+    response = with_invalidation(response, action.state_name, action.invalidates)
+    if request.client is not None:
+        try:
+            await request.client.invalidated(action.invalidates, request.identity)
+        except Exception:
+            logger.warning("%s: telling subscribers failed", action.state_name, exc_info=True)
+    return response
 
 
 def _is_cancellation(exc: BaseException) -> bool:

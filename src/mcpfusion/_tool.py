@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any, Final, Literal, Protocol, Self, TypeVar, overload
 
 from mcpfusion._action import NAME_PATTERN, Action
+from mcpfusion._client import Confirm, Feature
 from mcpfusion._errors import DefinitionError
 from mcpfusion._format import fold_lines
 from mcpfusion._presenter import Presenter
@@ -191,6 +192,11 @@ class Tool:
         requires: Collection[str] | None = None,
         timeout: float | None = None,
         loggable: Collection[str] = (),
+        stale: bool = False,
+        fresh_for: float | None = None,
+        invalidates: Collection[str] = (),
+        confirm: bool | str | Confirm | None = None,
+        requires_client: Collection[Feature] = (),
     ) -> Callable[[F], F]: ...
 
     def action(
@@ -207,6 +213,11 @@ class Tool:
         requires: Collection[str] | None = None,
         timeout: float | None = None,
         loggable: Collection[str] = (),
+        stale: bool = False,
+        fresh_for: float | None = None,
+        invalidates: Collection[str] = (),
+        confirm: bool | str | Confirm | None = None,
+        requires_client: Collection[Feature] = (),
     ) -> Any:
         """Declares an action; use as ``@tool.action`` or ``@tool.action("name", ...)``.
 
@@ -225,6 +236,17 @@ class Tool:
                 gets ``TIMEOUT``.
             loggable: parameter names whose values an audit log may record (none by
                 default: arguments can hold personal data).
+            stale: what it returns is stale as soon as it is read: agents should call it
+                again rather than reuse an earlier result (SPEC §15).
+            fresh_for: seconds its result stays current (SPEC §15).
+            invalidates: state-name patterns a successful call makes stale, e.g.
+                ``["billing.*", "reports.revenue"]`` (SPEC §15).
+            confirm: ask the user before running it: ``True``, a message (``{name}``
+                placeholders take the arguments) or a ``Confirm`` (which also says what
+                to do when the client cannot ask).
+            requires_client: client features it cannot run without (``"elicitation"``,
+                ``"sampling"``, ``"roots"``): a client without them gets
+                ``UNSUPPORTED_BY_CLIENT``.
 
         Returns:
             The decorator; it registers the function and returns it unchanged.
@@ -250,6 +272,11 @@ class Tool:
                 loggable=loggable,
                 state_type=self._app.state_type,
                 style=self._app.style,
+                stale=stale,
+                fresh_for=fresh_for,
+                invalidates=invalidates,
+                confirm=confirm,
+                requires_client=requires_client,
             )
             self.add(action)
             return handler

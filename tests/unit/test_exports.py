@@ -23,8 +23,10 @@ import mcpfusion.wire
 PUBLIC = {
     mcpfusion: [
         "BlockAnnotations",
+        "Confirm",
         "Context",
         "DefinitionError",
+        "Elicitation",
         "ErrorEnvelope",
         "Fusion",
         "FusionError",
@@ -36,6 +38,8 @@ PUBLIC = {
         "Request",
         "ResponseBuilder",
         "ResponseView",
+        "Root",
+        "Sampled",
         "SerializationError",
         "Suggestion",
         "Tool",
@@ -65,7 +69,7 @@ PUBLIC = {
         "summary",
         "table",
     ],
-    mcpfusion.testing: ["CallResult", "FusionTester", "ProgressEvent"],
+    mcpfusion.testing: ["CallResult", "FakeClient", "FusionTester", "LogEvent", "ProgressEvent"],
     mcpfusion.wire: [
         "RESERVED_TAGS",
         "ParsedResponse",
