@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Collection, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
 from mcp import types
 from mcp.server import Server, ServerRequestContext
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
 
 from mcpfusion._bearer import identity_of
+from mcpfusion._client import ClientChannel, InputNeeded
 from mcpfusion._context import Progress
 from mcpfusion._failures import escaped, preview
 from mcpfusion._identity import Identity
 from mcpfusion._response import ToolResponse
+from mcpfusion._sdk_client import ClientHub, SdkClient, input_required
 
 logger = logging.getLogger("mcpfusion")
 
@@ -48,6 +53,7 @@ class ServableApp(Protocol):
         progress: Progress | None = None,
         meta: Mapping[str, Any] | None = None,
         identity: Identity | None = None,
+        client: ClientChannel | None = None,
     ) -> ToolResponse: ...
 
 
@@ -86,7 +92,9 @@ def _annotations(response: ToolResponse, index: int) -> types.Annotations | None
     return types.Annotations(audience=list(marks.audience) or None, priority=marks.priority)
 
 
-def build_server(app: ServableApp) -> Server[Any]:
+def build_server(
+    app: ServableApp, *, subscription_bus: SubscriptionBus | None = None
+) -> Server[Any]:
     """A low-level SDK ``Server`` answering ``tools/list`` and ``tools/call`` from ``app``.
 
     The tool list is read once, here (and once for each set of scopes that hides actions,
@@ -96,7 +104,13 @@ def build_server(app: ServableApp) -> Server[Any]:
 
     Everything the model should read, including an exception the app failed to contain,
     is an ``isError`` result; a cancelled call propagates so the SDK drops its response.
+
+    Handlers talk to the client through ``_sdk_client`` (logs, questions, sampling,
+    roots); change notices go to ``subscription_bus`` (the SDK's in-memory bus by
+    default; a shared one fans them out across server processes) on 2026-07-28, and to
+    each connection on 2025-11-25.
     """
+    hub = ClientHub(subscription_bus or InMemorySubscriptionBus(), lambda ctx: caller(app, ctx))
     tools = [types.Tool.model_validate(tool) for tool in app.list_tools()]
     schemas = {tool.name: tool.input_schema for tool in tools}
     # One result per set of scopes that changes what a caller sees, made once and shared;
@@ -108,6 +122,7 @@ def build_server(app: ServableApp) -> Server[Any]:
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        hub.seen(ctx)
         key = app.scope_key(caller(app, ctx))
         listed = views.get(key)
         if listed is None:
@@ -117,7 +132,7 @@ def build_server(app: ServableApp) -> Server[Any]:
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         # Always handed over: the SDK sends nothing unless the client sent a progress token,
         # and the in-process client's callback has no token to look for. A report that
         # cannot be delivered is the app's to contain (Fusion's Request.progress logs it).
@@ -129,15 +144,18 @@ def build_server(app: ServableApp) -> Server[Any]:
                 progress=progress,
                 meta=ctx.meta,
                 identity=caller(app, ctx),
+                client=SdkClient(ctx, params, hub),
             )
             if not isinstance(response, ToolResponse):
                 raise TypeError(f"call_tool returned {type(response).__name__}")
+        except InputNeeded as need:  # a question, asked by ending this round (2026-07-28)
+            return input_required(need)
         except Exception:
             logger.exception("tool %s raised out of the app", preview(params.name))
             response = escaped(params.name)
         return to_call_tool_result(response)
 
-    return Server(
+    server = Server(
         app.name,
         version=app.version,
         instructions=app.instructions,
@@ -146,3 +164,38 @@ def build_server(app: ServableApp) -> Server[Any]:
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
+    _talk_to_clients(server, app, hub)
+    _HUBS[server] = hub
+    return server
+
+
+_HUBS: weakref.WeakKeyDictionary[Server[Any], ClientHub] = weakref.WeakKeyDictionary()
+
+
+def hub_of(server: Server[Any]) -> ClientHub | None:
+    """The client hub of a server ``build_server`` made (the stdio hot path shares it)."""
+    return _HUBS.get(server)
+
+
+def _talk_to_clients(server: Server[Any], app: ServableApp, hub: ClientHub) -> None:
+    """Logging levels, resource subscriptions, listen streams and sealed request state."""
+    # Registered directly: the constructor's keyword warns that logging is deprecated on
+    # 2026-07-28, which it is; 2025-11-25 clients still set their level with it.
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, hub.on_set_level)
+    server.add_request_handler(
+        "resources/subscribe", types.SubscribeRequestParams, hub.on_subscribe
+    )
+    server.add_request_handler(
+        "resources/unsubscribe", types.UnsubscribeRequestParams, hub.on_unsubscribe
+    )
+    server.add_request_handler(
+        "subscriptions/listen", types.SubscriptionsListenRequestParams, hub.on_listen
+    )
+    # The answers of earlier rounds travel in requestState: sealed under a key of this
+    # process (a multi-process deployment shares one through RequestStateSecurity).
+    server.middleware.append(
+        RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=app.name)
+    )
+    announce = getattr(app, "announce_changes", None)
+    if callable(announce):
+        announce(hub.tools_changed)

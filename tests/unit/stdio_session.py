@@ -166,6 +166,7 @@ class Stub:
         progress: Any = None,
         meta: Mapping[str, Any] | None = None,
         identity: Any = None,
+        client: Any = None,
     ) -> Any:
         """The outcome; with ``{"wait": true}`` only once released (or cancelled)."""
         self.metas.append(meta)

@@ -157,6 +157,7 @@ SERVING = {
     "mcpfusion._http",
     "mcpfusion._jsonrpc",
     "mcpfusion._sdk",
+    "mcpfusion._sdk_client",
     "mcpfusion._stdio",
     "mcpfusion.server",
     "mcpfusion.integrations.fastmcp",

@@ -85,6 +85,7 @@ class StubApp:
         progress: Progress | None = None,
         meta: Mapping[str, Any] | None = None,
         identity: Identity | None = None,
+        client: Any = None,
     ) -> ToolResponse:
         self.calls.append((name, arguments, meta))
         if self.behaviour == "raise":
