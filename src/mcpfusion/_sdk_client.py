@@ -278,7 +278,9 @@ class SdkClient:
     async def log(self, level: LogLevel, data: Any, logger: str) -> None:
         """Sends ``notifications/message`` on the call's stream, at the client's level."""
         ctx = self._ctx
-        if self._modern:
+        if self._rounds is not None:
+            if not self._rounds.first_time_logged():
+                return  # an earlier round of this call sent it already
             if level not in allowed_log_levels(ctx.protocol_version, ctx.meta):
                 return
         else:
@@ -348,13 +350,23 @@ class _Rounds:
 
     The n-th question of a run is ``q{n}``. Its answer is recorded in the state handed
     back with the next question, with a digest of the question: a run that asks
-    something else in that place is asked again rather than given a stale answer.
+    something else in that place is asked again rather than given a stale answer. The
+    state also counts the log messages sent, so a run does not send its earlier rounds'
+    messages twice.
     """
 
     def __init__(self, params: types.CallToolRequestParams) -> None:
         self._answers = params.input_responses or {}
         self._recorded: dict[str, dict[str, Any]] = _decoded(params.request_state)
         self._asked = 0
+        sent = self._recorded.pop("logs", {}).get("n", 0)
+        self._logs_sent = sent if isinstance(sent, int) else 0
+        self._logged = 0
+
+    def first_time_logged(self) -> bool:
+        """Counts a log message; whether no earlier round of the call sent it."""
+        self._logged += 1
+        return self._logged > self._logs_sent
 
     def ask(self, request: types.ServerRequest, kind: type[R]) -> R:
         key = f"q{self._asked}"
@@ -376,6 +388,7 @@ class _Rounds:
                 return result
         state = {k: v for k, v in self._recorded.items() if not k.startswith("asked:")}
         state[f"asked:{key}"] = {"q": digest}
+        state["logs"] = {"n": max(self._logged, self._logs_sent)}
         raise InputNeeded({key: wire}, json.dumps(state, sort_keys=True))
 
 
