@@ -1327,7 +1327,11 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     Clause(
         "S15.8",
         "After a successful mutation, subscribers of matching resource URIs get notifications/resources/updated, same tenant only.",
-        pending="issue 14",
+        tests=(
+            "tests/unit/test_sdk_client.py::test_updates_go_to_matching_subscribers_of_the_same_tenant",
+            "tests/unit/test_sdk_client.py::test_listen_streams_hear_their_tenant_only",
+            "tests/e2e/test_surface_e2e.py::test_a_subscriber_hears_of_a_mutation",
+        ),
     ),
     Clause(
         "S15.9",

@@ -15,7 +15,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ import anyio
 import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import TextContent
+from mcp.types import LoggingMessageNotificationParams, TextContent
 
 from examples.billing import demo_keys, seed
 from examples.billing.db import Ledger
@@ -63,6 +63,8 @@ class Session:
     tools: list[dict[str, Any]]
     calls: list[Call]
     ids: Ids
+    logs: list[tuple[str, Any]] = field(default_factory=list)
+    """The log messages the server sent (``notifications/message``): level and data."""
 
     def find(self, tool: str, **arguments: Any) -> Call:
         """The first recorded call of ``tool`` with exactly these arguments."""
@@ -140,25 +142,31 @@ def sweep(ids: Ids) -> list[tuple[str, dict[str, Any]]]:
 
 
 @asynccontextmanager
-async def connect(server: StdioServerParameters | str) -> AsyncIterator[Client]:
+async def connect(server: StdioServerParameters | str, **options: Any) -> AsyncIterator[Client]:
     """The official client: over stdio as the local operator, over HTTP with Northwind's
     read-write API key (the same identity, so both record the same results)."""
     if not isinstance(server, str):
-        async with Client(server) as client:
+        async with Client(server, **options) as client:
             yield client
         return
     headers = {"Authorization": f"Bearer {demo_keys.NORTHWIND_WRITE}"}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=30) as http,
-        Client(streamable_http_client(server, http_client=http)) as client,
+        Client(streamable_http_client(server, http_client=http), **options) as client,
     ):
         yield client
 
 
 async def record(server: StdioServerParameters | str, ids: Ids) -> Session:
-    """Lists the tools and makes every scripted call through the official client."""
+    """Lists the tools and makes every scripted call through the official client, which
+    asks for every log message (``log_level="debug"``)."""
+    logs: list[tuple[str, Any]] = []
+
+    async def heard(params: LoggingMessageNotificationParams) -> None:
+        logs.append((params.level, params.data))
+
     with anyio.fail_after(60):
-        async with connect(server) as client:
+        async with connect(server, logging_callback=heard, log_level="debug") as client:
             listed = await client.list_tools()
             tools = [
                 t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools
@@ -174,7 +182,7 @@ async def record(server: StdioServerParameters | str, ids: Ids) -> Session:
                     tool, arguments, tuple(texts), bool(result.is_error), result.structured_content
                 )
                 calls.append(call)
-    return Session(tools, calls, ids)
+    return Session(tools, calls, ids, logs)
 
 
 def _drain(stream: Any, lines: queue.Queue[str]) -> None:
