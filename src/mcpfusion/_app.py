@@ -6,7 +6,7 @@ import dataclasses
 import inspect
 import logging
 import typing
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
@@ -130,6 +130,9 @@ class Fusion:
         self._state_type = state_type(lifespan)
         self._middleware: list[Middleware] = []
         self._chain: Next | None = None
+        self._announcers: list[Announcer] = []
+        self.toggled = False
+        """Whether a tool was enabled or disabled at run time (``Tool.enable``)."""
 
     def __repr__(self) -> str:
         return f"Fusion({self.name!r}, tools={list(self._tools)})"
@@ -144,6 +147,7 @@ class Fusion:
         requires: Collection[str] = (),
         instructions: str = "",
         split_names: tuple[str, str] | None = None,
+        enabled: bool = True,
     ) -> Tool:
         """Creates a tool; declare its actions with ``@tool.action(...)``.
 
@@ -158,6 +162,8 @@ class Fusion:
             instructions: how to use the tool, appended to its description.
             split_names: the two names of a split tool, read-only first.
             requires: the scopes each action needs unless it says otherwise.
+            enabled: ``False`` defines it hidden until ``await tool.enable()`` (for
+                everyone, or ``tenant=`` one tenant's callers).
 
         Raises:
             DefinitionError: on a duplicate or disallowed name, a name another tool already
@@ -177,6 +183,9 @@ class Fusion:
         )
         self._defining(tool, tool.listed_names)
         self._tools[name] = tool
+        if not enabled:
+            tool._enabled = False
+            self.toggled = True
         return tool
 
     @property
@@ -277,12 +286,36 @@ class Fusion:
         key = scopes_of(identity) & catalog.scopes
         return None if key == catalog.scopes else key
 
-    def list_tools(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
+    # -- the catalog at run time ----------------------------------------------------------
+
+    def announce_changes(self, announcer: Announcer) -> None:
+        """Registers ``announcer(tenant)``, awaited when a tool is enabled or disabled (for
+        ``tenant``'s callers, or everyone's when ``None``); the server adapter tells the
+        clients."""
+        self._announcers.append(announcer)
+
+    async def _catalog_changed(self, tenant: str | None) -> None:
+        self.toggled = True
+        for announcer in list(self._announcers):
+            try:
+                await announcer(tenant)
+            except Exception:
+                logger.warning("announcing a catalog change failed", exc_info=True)
+
+    def _shown(self, listed: Sequence[dict[str, Any]], tenant: str | None) -> list[dict[str, Any]]:
+        """The tool definitions ``tenant``'s callers see: those of enabled tools."""
+        return [t for t in listed if self._listed[t["name"]].enabled_for(tenant)]
+
+    def list_tools(
+        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
+    ) -> list[dict[str, Any]]:
         """Exactly the MCP ``Tool`` objects of ``tools/list``, as JSON-compatible dicts.
 
         Args:
             scopes: the caller's scopes: only the actions they allow are listed (a tool
                 with none disappears). ``None`` lists everything, as the developer sees it.
+            tenant: the tenant the caller acts for: a tool disabled for it (or, for
+                ``None``, for everyone) is left out (``Tool.disable``).
 
         Raises:
             DefinitionError: if a tool is incomplete (no actions, or nothing for
@@ -291,7 +324,8 @@ class Fusion:
                 incomplete tool.
         """
         catalog = self._frozen()
-        return catalog.list_tools(None if scopes is None else frozenset(scopes))
+        listed = catalog.list_tools(None if scopes is None else frozenset(scopes))
+        return self._shown(listed, tenant) if self.toggled else listed
 
     async def call_tool(
         self,
@@ -321,8 +355,12 @@ class Fusion:
         """
         catalog = self._catalog or self._frozen()
         route = catalog.routes.get(name)
-        if route is None:
-            return unknown_tool(name, catalog.visible_names(scopes_of(identity)))
+        if route is None or (self.toggled and not route.tool.enabled_for(tenant_of(identity))):
+            visible = catalog.visible_names(scopes_of(identity))
+            if self.toggled:
+                tenant = tenant_of(identity)
+                visible = [n for n in visible if self._listed[n].enabled_for(tenant)]
+            return unknown_tool(name, visible)
         tool, action = route.tool, route.action
         if not isinstance(arguments, Mapping | None):
             target = f"{tool.name}/{action.name}" if action else tool.name
@@ -532,6 +570,15 @@ async def _invalidated(action: Action, request: Request, response: ToolResponse)
         except Exception:
             logger.warning("%s: telling subscribers failed", action.state_name, exc_info=True)
     return response
+
+
+Announcer = Callable[[str | None], Awaitable[None]]
+"""Told that what a tenant's callers (or everyone, ``None``) may list has changed."""
+
+
+def tenant_of(identity: Identity | None) -> str | None:
+    """The tenant a caller acts for, if any."""
+    return identity.tenant if identity is not None else None
 
 
 def _is_cancellation(exc: BaseException) -> bool:

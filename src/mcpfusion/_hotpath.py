@@ -25,7 +25,7 @@ from mcpfusion._jsonrpc import RequestId, encode, error
 from mcpfusion._lines import LineWriter
 from mcpfusion._response import ToolResponse
 from mcpfusion._sdk import ServableApp
-from mcpfusion._sdk_client import ClientHub
+from mcpfusion._sdk_client import ClientHub, ConnectionTracker
 
 __all__ = ["HotPath", "plain_sdk_path"]
 
@@ -52,6 +52,11 @@ async def _no_progress(done: float, total: float | None, message: str | None) ->
     """What a call without a progress token reports to: nobody, as in the SDK."""
 
 
+_OURS: Final = (RequestStateBoundary, ConnectionTracker)
+"""Middleware ``build_server`` adds that changes nothing the hot path answers: the
+connection tracker only notes the connection (for list-change notices; stdio has one)."""
+
+
 def plain_sdk_path(server: Server[Any]) -> bool:
     """Whether the SDK answers a tool call with its handler alone, so a hot path may too.
 
@@ -62,7 +67,7 @@ def plain_sdk_path(server: Server[Any]) -> bool:
     defaults = [type(m) for m in Server("default").middleware]
     # The request-state boundary acts only on requestState, which no call the hot path
     # takes carries (and input_required results belong to 2026-07-28, which it never serves).
-    own = [type(m) for m in server.middleware if not isinstance(m, RequestStateBoundary)]
+    own = [type(m) for m in server.middleware if not isinstance(m, _OURS)]
     return (
         own == defaults
         and not server.cache_hints
@@ -105,7 +110,7 @@ class HotPath:
         params = message.get("params", {})
         if method == "tools/call" and type(params) is dict and params.keys() <= _CALL_PARAMS:
             return self._call(request_id, params)
-        if method == "tools/list" and (params is None or params == {}):
+        if method == "tools/list" and (params is None or params == {}) and not self._changes():
             self._out.write(self._list_line(request_id, version))
             return True
         return False
@@ -152,6 +157,10 @@ class HotPath:
         with anyio.CancelScope(shield=True), anyio.move_on_after(_STOP_TIMEOUT):
             while self._tasks:
                 await asyncio.wait(list(self._tasks))
+
+    def _changes(self) -> bool:
+        """Whether the app's tool list changed at run time: the SDK then lists the tools."""
+        return bool(getattr(self._app, "toggled", False))
 
     def set_level(self, level: object) -> None:
         """Notes the level of a ``logging/setLevel`` the SDK answers (it is the client's)."""

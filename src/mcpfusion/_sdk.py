@@ -19,7 +19,7 @@ from mcpfusion._context import Progress
 from mcpfusion._failures import escaped, preview
 from mcpfusion._identity import Identity
 from mcpfusion._response import ToolResponse
-from mcpfusion._sdk_client import ClientHub, SdkClient, input_required
+from mcpfusion._sdk_client import ClientHub, ConnectionTracker, SdkClient, input_required
 
 logger = logging.getLogger("mcpfusion")
 
@@ -39,7 +39,9 @@ class ServableApp(Protocol):
     @property
     def local_identity(self) -> Identity | None: ...
 
-    def list_tools(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]: ...
+    def list_tools(
+        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
+    ) -> list[dict[str, Any]]: ...
 
     def scope_key(self, identity: Identity | None) -> frozenset[str] | None: ...
 
@@ -113,22 +115,28 @@ def build_server(
     hub = ClientHub(subscription_bus or InMemorySubscriptionBus(), lambda ctx: caller(app, ctx))
     tools = [types.Tool.model_validate(tool) for tool in app.list_tools()]
     schemas = {tool.name: tool.input_schema for tool in tools}
-    # One result per set of scopes that changes what a caller sees, made once and shared;
-    # None is the caller who may call everything.
-    views: dict[frozenset[str] | None, types.ListToolsResult] = {
-        None: types.ListToolsResult(tools=tools)
+    # One result per set of scopes that changes what a caller sees (and per tenant, once
+    # tools are enabled per tenant), made once and shared; None is the caller who may call
+    # everything. Emptied when the catalog changes at run time.
+    views: dict[tuple[frozenset[str] | None, str | None], types.ListToolsResult] = {
+        (None, None): types.ListToolsResult(tools=tools)
     }
 
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        hub.seen(ctx)
-        key = app.scope_key(caller(app, ctx))
+        identity = caller(app, ctx)
+        key = (app.scope_key(identity), identity.tenant if identity is not None else None)
         listed = views.get(key)
         if listed is None:
-            shown = [types.Tool.model_validate(tool) for tool in app.list_tools(key)]
+            found = app.list_tools(key[0], tenant=key[1])
+            shown = [types.Tool.model_validate(tool) for tool in found]
             listed = views[key] = types.ListToolsResult(tools=shown)
         return listed
+
+    async def changed(tenant: str | None) -> None:
+        views.clear()
+        await hub.tools_changed(tenant)
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -165,6 +173,9 @@ def build_server(
         on_call_tool=on_call_tool,
     )
     _talk_to_clients(server, app, hub)
+    announce = getattr(app, "announce_changes", None)
+    if callable(announce):
+        announce(changed)
     _HUBS[server] = hub
     return server
 
@@ -196,6 +207,5 @@ def _talk_to_clients(server: Server[Any], app: ServableApp, hub: ClientHub) -> N
     server.middleware.append(
         RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=app.name)
     )
-    announce = getattr(app, "announce_changes", None)
-    if callable(announce):
-        announce(hub.tools_changed)
+    # Knows each 2025-11-25 connection, to tell it when its tool list changes.
+    server.middleware.append(ConnectionTracker(hub))

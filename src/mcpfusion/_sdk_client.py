@@ -25,6 +25,7 @@ from typing import Any, Final, TypeVar
 from mcp import types
 from mcp.server import ServerRequestContext
 from mcp.server.connection import Connection, allowed_log_levels
+from mcp.server.context import CallNext, HandlerResult
 from mcp.server.subscriptions import (
     ListenHandler,
     ResourceUpdated,
@@ -80,6 +81,24 @@ class TenantResourceUpdated(ResourceUpdated):
     tenant: str | None = None
 
 
+@dataclass(frozen=True)
+class TenantToolsListChanged(ToolsListChanged):
+    """``ToolsListChanged`` for the callers of one tenant (``None``: everyone)."""
+
+    tenant: str | None = None
+
+
+class ConnectionTracker:
+    """Server middleware noting every 2025-11-25 connection (``ClientHub.seen``)."""
+
+    def __init__(self, hub: ClientHub) -> None:
+        self._hub = hub
+
+    async def __call__(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+        self._hub.seen(ctx)
+        return await call_next(ctx)
+
+
 class _TenantView:
     """The bus as one tenant's listen streams see it: other tenants' updates left out."""
 
@@ -132,7 +151,9 @@ class ClientHub:
         self._subscribers: weakref.WeakKeyDictionary[Connection, _Subscriber] = (
             weakref.WeakKeyDictionary()
         )
-        self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
+        self._connections: weakref.WeakKeyDictionary[Connection, str | None] = (
+            weakref.WeakKeyDictionary()
+        )
 
     # -- logging/setLevel (2025-11-25) ------------------------------------------------------
 
@@ -193,10 +214,13 @@ class ClientHub:
                     self._listening.pop(key, None)
 
     def seen(self, ctx: ServerRequestContext[Any]) -> None:
-        """Notes a 2025-11-25 connection that listed tools: it hears when they change."""
+        """Notes a 2025-11-25 connection and the tenant its caller acts for: it hears when
+        its tool list changes."""
         connection = _connection(ctx)
-        if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            self._connections.add(connection)
+        if connection is None or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        if connection not in self._connections:
+            self._connections[connection] = _tenant(self._identify(ctx))
 
     # -- telling clients --------------------------------------------------------------------
 
@@ -220,10 +244,13 @@ class ClientHub:
         for uri in _covered(patterns, listened):
             await self.bus.publish(TenantResourceUpdated(uri=uri, tenant=tenant))
 
-    async def tools_changed(self) -> None:
-        """``notifications/tools/list_changed``: on the bus, and to each 2025 connection."""
-        await self.bus.publish(ToolsListChanged())
-        for connection in list(self._connections):
+    async def tools_changed(self, tenant: str | None = None) -> None:
+        """``notifications/tools/list_changed`` for the callers of ``tenant`` (``None``:
+        everyone): on the bus, and to each 2025-11-25 connection."""
+        await self.bus.publish(TenantToolsListChanged(tenant=tenant))
+        for connection, other in list(self._connections.items()):
+            if tenant is not None and other is not None and other != tenant:
+                continue
             try:
                 await connection.send_tool_list_changed()
             except Exception:

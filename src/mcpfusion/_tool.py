@@ -47,6 +47,10 @@ class Owner(Protocol):
         """Checks that the app still takes definitions and that ``listed`` names are free."""
         ...
 
+    async def _catalog_changed(self, tenant: str | None) -> None:
+        """Tells whoever serves the app that what ``tenant`` (or everyone) sees changed."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Group:
@@ -125,9 +129,41 @@ class Tool:
         self._param_types = ParamTypes(name) if exposition != "flat" else None
         self._select = False
         self._toon = False
+        self._enabled = True
+        self._tenants: dict[str, bool] = {}  # tenant -> enabled, where it differs
 
     def __repr__(self) -> str:
         return f"Tool({self.name!r}, actions={list(self._actions)})"
+
+    # -- enabled at run time ---------------------------------------------------------------
+
+    def enabled_for(self, tenant: str | None) -> bool:
+        """Whether callers acting for ``tenant`` (``None``: for none) see and call it."""
+        return self._tenants.get(tenant, self._enabled) if tenant is not None else self._enabled
+
+    async def enable(self, *, tenant: str | None = None) -> None:
+        """Lists the tool again, for everyone or for one tenant's callers; connected clients
+        are told their tool list changed (``notifications/tools/list_changed``)."""
+        await self._switch(True, tenant)
+
+    async def disable(self, *, tenant: str | None = None) -> None:
+        """Stops listing the tool, for everyone or for one tenant's callers; calling it is
+        then ``UNKNOWN_TOOL``. Connected clients are told their tool list changed."""
+        await self._switch(False, tenant)
+
+    async def _switch(self, enabled: bool, tenant: str | None) -> None:
+        if tenant is not None and not isinstance(tenant, str):
+            raise TypeError(f"tenant is a str or None; got {tenant!r}")
+        if tenant is None:
+            if self._enabled == enabled and not self._tenants:
+                return
+            self._enabled = enabled
+            self._tenants.clear()
+        else:
+            if self.enabled_for(tenant) == enabled:
+                return
+            self._tenants[tenant] = enabled
+        await self._app._catalog_changed(tenant)
 
     @property
     def actions(self) -> Mapping[str, Action]:

@@ -146,7 +146,7 @@ class Stub:
 
     local_identity = None
 
-    def list_tools(self, scopes: Any = None) -> list[dict[str, Any]]:
+    def list_tools(self, scopes: Any = None, *, tenant: Any = None) -> list[dict[str, Any]]:
         """One tool taking anything."""
         return [{"name": "t", "inputSchema": {"type": "object"}}]
 

@@ -67,7 +67,9 @@ class StubApp:
 
     local_identity = None
 
-    def list_tools(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
+    def list_tools(
+        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
+    ) -> list[dict[str, Any]]:
         self.listed += 1
         return [dict(TOOL)]
 

@@ -220,3 +220,61 @@ async def test_listen_streams_hear_their_tenant_only() -> None:
     hub._listening[("billing://invoices/INV-2", "globex")] = 1
     await hub.invalidated(["billing.invoices"], Identity("x", tenant="acme"))
     assert events == [TenantResourceUpdated(uri="billing://invoices/INV-1", tenant="acme")]
+
+
+def _toggled_app() -> tuple[Fusion, Any]:
+    app = Fusion("toggles", local_identity=Identity("op", tenant="acme"))
+    app.tool("base", description="Always there.").action("ping", read_only=True)(lambda: "pong")
+    beta = app.tool("beta", description="Hidden until enabled.", enabled=False)
+    beta.action("try_it")(lambda: "tried")
+    return app, beta
+
+
+async def test_enable_and_disable_change_the_list_and_the_calls() -> None:
+    """A disabled tool is neither listed nor callable; enabling it per tenant shows it to
+    that tenant's callers only."""
+    app, beta = _toggled_app()
+    acme, globex = Identity("a", tenant="acme"), Identity("g", tenant="globex")
+    assert [t["name"] for t in app.list_tools(tenant="acme")] == ["base"]
+    hidden = await app.call_tool("beta", {"action": "try_it"}, identity=acme)
+    assert hidden.is_error and 'code="UNKNOWN_TOOL"' in hidden.blocks[0]
+    await beta.enable(tenant="acme")
+    assert [t["name"] for t in app.list_tools(tenant="acme")] == ["base", "beta"]
+    assert [t["name"] for t in app.list_tools(tenant="globex")] == ["base"]
+    assert (await app.call_tool("beta", {"action": "try_it"}, identity=acme)).blocks == ("tried",)
+    refused = await app.call_tool("beta", {"action": "try_it"}, identity=globex)
+    assert refused.is_error
+    await beta.disable()
+    assert [t["name"] for t in app.list_tools(tenant="acme")] == ["base"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_clients_hear_that_their_tool_list_changed(mode: str) -> None:
+    """tools/list_changed reaches the client (listen stream or its connection) when a tool
+    is enabled for its tenant, not when one is enabled for another tenant."""
+    app, beta = _toggled_app()
+    heard: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            heard.append("changed")
+
+    server = build_server(app)
+    with anyio.fail_after(20):
+        async with Client(server, mode=mode, message_handler=on_message) as client:
+            before = [t.name for t in (await client.list_tools()).tools]
+            if mode == "legacy":
+                await beta.enable(tenant="globex")
+                await beta.enable(tenant="acme")
+                while not heard:
+                    await anyio.sleep(0.01)
+            else:
+                async with client.listen(tools_list_changed=True) as subscription:
+                    await beta.enable(tenant="globex")
+                    await beta.enable(tenant="acme")
+                    event = await subscription.__anext__()
+                    heard.append(type(event).__name__)
+            after = [t.name for t in (await client.list_tools(cache_mode="refresh")).tools]
+    assert (before, after) == (["base"], ["base", "beta"])
+    assert heard[0] in ("changed", "ToolsListChanged")
+    assert len([h for h in heard if h == "changed"]) <= 1
