@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from mcpfusion._action import Action
 from mcpfusion._catalog import DEFINITIONS, Catalog, Definitions, Route
-from mcpfusion._client import ClientChannel, InputNeeded, before_running
+from mcpfusion._client import ClientChannel, ClientLacks, InputNeeded, before_running
 from mcpfusion._context import NO_META, Context, ContextFactory, Progress, Request
 from mcpfusion._datablock import DataFormat, Delimiter
 from mcpfusion._errors import DefinitionError
@@ -468,8 +468,8 @@ class Fusion:
             if action.invalidates and not response.is_error:
                 response = await _invalidated(action, request, response)
             return response
-        except InputNeeded:
-            raise  # a question the client answers in a later round (_client)
+        except (InputNeeded, ClientLacks):
+            raise  # a question for a later round, or a protocol-level refusal (_client)
         except Exception as exc:
             return action.failed(from_exception(exc, request.tool, request.action))
         except BaseException as exc:

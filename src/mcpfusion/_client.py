@@ -104,8 +104,23 @@ class InputNeeded(BaseException):
         self.state = state
 
 
+class ClientLacks(BaseException):
+    """Refuses, at the protocol level, a call whose action needs a feature the client did
+    not declare (``requires_client=``), for channels whose protocol says so (MCP
+    2026-07-28's ``-32021``, with ``protocol_refusals``); others get
+    ``UNSUPPORTED_BY_CLIENT``."""
+
+    def __init__(self, feature: Feature) -> None:
+        super().__init__(feature)
+        self.feature = feature
+
+
 class ClientChannel(Protocol):
-    """What the server adapter provides for one call: the client on the other end."""
+    """What the server adapter provides for one call: the client on the other end.
+
+    A channel may also have ``protocol_refusals = True``: a missing feature an action
+    declares is then refused with ``ClientLacks`` rather than a tool error.
+    """
 
     def supports(self, feature: Feature) -> bool:
         """Whether the client declared ``feature`` and this connection can carry it."""
@@ -115,7 +130,9 @@ class ClientChannel(Protocol):
         """Sends ``notifications/message`` when the client wants ``level``."""
         ...
 
-    async def elicit(self, message: str, schema: dict[str, Any]) -> tuple[Answer, Any]:
+    async def elicit(
+        self, message: str, schema: dict[str, Any], *, key: str | None = None
+    ) -> tuple[Answer, Any]:
         """Asks the user; returns the action and the content the client sent."""
         ...
 
@@ -126,11 +143,12 @@ class ClientChannel(Protocol):
         system: str | None,
         max_tokens: int,
         temperature: float | None,
+        key: str | None = None,
     ) -> Sampled:
         """Asks the client's model."""
         ...
 
-    async def list_roots(self) -> list[Root]:
+    async def list_roots(self, *, key: str | None = None) -> list[Root]:
         """The client's roots."""
         ...
 
@@ -194,7 +212,10 @@ def elicitation_schema(schema: type[BaseModel] | Mapping[str, Any]) -> dict[str,
 
 
 async def elicit(
-    request: Request, message: str, schema: type[BaseModel] | Mapping[str, Any]
+    request: Request,
+    message: str,
+    schema: type[BaseModel] | Mapping[str, Any],
+    key: str | None = None,
 ) -> Elicitation:
     """Asks the user through the client (see ``Context.elicit``)."""
     if not isinstance(message, str) or not message.strip():
@@ -203,7 +224,7 @@ async def elicit(
     client = request.client
     if client is None or not client.supports("elicitation"):
         raise unsupported_by_client("elicitation", request.tool, request.action)
-    action, content = await client.elicit(message, requested)
+    action, content = await client.elicit(message, requested, key=key)
     if action != "accept":
         return Elicitation(action)
     if not isinstance(content, Mapping):
@@ -225,6 +246,7 @@ async def sample(
     system: str | None = None,
     max_tokens: int = 512,
     temperature: float | None = None,
+    key: str | None = None,
 ) -> Sampled:
     """Asks the client's model (see ``Context.sample``)."""
     if isinstance(messages, str):
@@ -246,16 +268,16 @@ async def sample(
     if client is None or not client.supports("sampling"):
         raise unsupported_by_client("sampling", request.tool, request.action)
     return await client.sample(
-        checked, system=system, max_tokens=max_tokens, temperature=temperature
+        checked, system=system, max_tokens=max_tokens, temperature=temperature, key=key
     )
 
 
-async def list_roots(request: Request) -> list[Root]:
+async def list_roots(request: Request, key: str | None = None) -> list[Root]:
     """The client's roots (see ``Context.list_roots``)."""
     client = request.client
     if client is None or not client.supports("roots"):
         raise unsupported_by_client("roots", request.tool, request.action)
-    return await client.list_roots()
+    return await client.list_roots(key=key)
 
 
 # -- action options: confirm= and requires_client= -------------------------------------------
@@ -344,6 +366,8 @@ async def before_running(
     """
     for feature in sorted(features):
         if not supports(request, feature):
+            if getattr(request.client, "protocol_refusals", False):
+                raise ClientLacks(feature)
             raise unsupported_by_client(feature, request.tool, request.action)
     if confirm is None:
         return
@@ -356,7 +380,7 @@ async def before_running(
         message = message.format_map(dict(kwargs))
     except (KeyError, IndexError, ValueError, AttributeError):
         logger.warning("%s/%s: the confirm message names no argument", request.tool, request.action)
-    answer = await elicit(request, message, CONFIRM_SCHEMA)
+    answer = await elicit(request, message, CONFIRM_SCHEMA, key="confirm")
     if not answer.accepted:
         raise not_confirmed(request.tool, request.action, f"the user chose {answer.action}")
     if answer.data.get("confirm") is not True:

@@ -237,20 +237,25 @@ class Context:
         await _client.log(self.request, level, message, data)
 
     async def elicit(
-        self, message: str, schema: type[BaseModel] | Mapping[str, Any]
+        self,
+        message: str,
+        schema: type[BaseModel] | Mapping[str, Any],
+        *,
+        key: str | None = None,
     ) -> Elicitation:
         """Asks the user a question through the client (MCP elicitation).
 
         ``schema`` is a pydantic model of flat, primitive fields (or a JSON Schema).
         Returns the answer: ``accepted`` with ``data`` (an instance of the model), or
         declined or cancelled. On MCP 2026-07-28 the call runs again from the start once
-        the client answers, so ask before changing anything.
+        the client answers, so ask before changing anything; ``key`` names the question
+        across those rounds (by default its place: the first question, the second...).
 
         Raises:
             ToolError: ``UNSUPPORTED_BY_CLIENT`` when the client cannot be asked;
                 ``INVALID_ANSWER`` when its answer does not fit ``schema``.
         """
-        return await _client.elicit(self.request, message, schema)
+        return await _client.elicit(self.request, message, schema, key)
 
     async def sample(
         self,
@@ -259,23 +264,31 @@ class Context:
         system: str | None = None,
         max_tokens: int = 512,
         temperature: float | None = None,
+        key: str | None = None,
     ) -> Sampled:
-        """Asks the client's model (MCP sampling): a prompt, or ``(role, text)`` pairs.
+        """Asks the client's model (MCP sampling): a prompt, or ``(role, text)`` pairs
+        (``key`` as for ``elicit``).
 
         Raises:
             ToolError: ``UNSUPPORTED_BY_CLIENT`` when the client does not offer sampling.
         """
         return await _client.sample(
-            self.request, messages, system=system, max_tokens=max_tokens, temperature=temperature
+            self.request,
+            messages,
+            system=system,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            key=key,
         )
 
-    async def list_roots(self) -> list[Root]:
-        """The client's roots (the directories it lets the server see).
+    async def list_roots(self, *, key: str | None = None) -> list[Root]:
+        """The client's roots (the directories it lets the server see; ``key`` as for
+        ``elicit``).
 
         Raises:
             ToolError: ``UNSUPPORTED_BY_CLIENT`` when the client declares no roots.
         """
-        return await _client.list_roots(self.request)
+        return await _client.list_roots(self.request, key)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(tool={self.tool!r}, action={self.action!r})"

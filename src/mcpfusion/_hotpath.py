@@ -290,7 +290,9 @@ class _HotClient:
         )
         await self._out.drain()
 
-    async def elicit(self, message: str, schema: dict[str, Any]) -> tuple[Answer, Any]:
+    async def elicit(
+        self, message: str, schema: dict[str, Any], *, key: str | None = None
+    ) -> tuple[Answer, Any]:
         raise AssertionError("the hot path serves no client that can be asked")
 
     async def sample(
@@ -300,10 +302,11 @@ class _HotClient:
         system: str | None,
         max_tokens: int,
         temperature: float | None,
+        key: str | None = None,
     ) -> Sampled:
         raise AssertionError("the hot path serves no client that can be asked")
 
-    async def list_roots(self) -> list[Root]:
+    async def list_roots(self, *, key: str | None = None) -> list[Root]:
         raise AssertionError("the hot path serves no client that can be asked")
 
     async def invalidated(self, patterns: Sequence[str], identity: Identity | None) -> None:

@@ -14,12 +14,18 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
 
 from mcpfusion._bearer import identity_of
-from mcpfusion._client import ClientChannel, InputNeeded
+from mcpfusion._client import ClientChannel, ClientLacks, InputNeeded
 from mcpfusion._context import Progress
 from mcpfusion._failures import escaped, preview
 from mcpfusion._identity import Identity
 from mcpfusion._response import ToolResponse
-from mcpfusion._sdk_client import ClientHub, ConnectionTracker, SdkClient, input_required
+from mcpfusion._sdk_client import (
+    ClientHub,
+    ConnectionTracker,
+    SdkClient,
+    input_required,
+    missing_capability,
+)
 
 logger = logging.getLogger("mcpfusion")
 
@@ -158,6 +164,8 @@ def build_server(
                 raise TypeError(f"call_tool returned {type(response).__name__}")
         except InputNeeded as need:  # a question, asked by ending this round (2026-07-28)
             return input_required(need)
+        except ClientLacks as lack:  # a declared requirement, refused as 2026-07-28 says
+            raise missing_capability(lack) from None
         except Exception:
             logger.exception("tool %s raised out of the app", preview(params.name))
             response = escaped(params.name)

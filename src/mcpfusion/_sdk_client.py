@@ -33,13 +33,16 @@ from mcp.server.subscriptions import (
     SubscriptionBus,
     ToolsListChanged,
 )
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
+from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from mcpfusion._client import (
     LOG_LEVELS,
     Answer,
+    ClientLacks,
     Feature,
     InputNeeded,
     LogLevel,
@@ -277,6 +280,8 @@ class SdkClient:
         self._hub = hub
         self._modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         self._rounds = _Rounds(params) if self._modern else None
+        # 2026-07-28 refuses a call needing an undeclared capability with -32021.
+        self.protocol_refusals = self._modern
 
     # -- what the client offers ---------------------------------------------------------
 
@@ -322,12 +327,14 @@ class SdkClient:
 
     # -- questions ------------------------------------------------------------------------
 
-    async def elicit(self, message: str, schema: dict[str, Any]) -> tuple[Answer, Any]:
+    async def elicit(
+        self, message: str, schema: dict[str, Any], *, key: str | None = None
+    ) -> tuple[Answer, Any]:
         """Asks the user with a form; the answer's action and content."""
         request = types.ElicitRequest(
             params=types.ElicitRequestFormParams(message=message, requested_schema=schema)
         )
-        result = await self._ask(request, types.ElicitResult)
+        result = await self._ask(request, types.ElicitResult, key)
         return result.action, result.content
 
     async def sample(
@@ -337,6 +344,7 @@ class SdkClient:
         system: str | None,
         max_tokens: int,
         temperature: float | None,
+        key: str | None = None,
     ) -> Sampled:
         """Asks the client's model; the text of its reply."""
         request = types.CreateMessageRequest(
@@ -350,23 +358,23 @@ class SdkClient:
                 temperature=temperature,
             )
         )
-        result = await self._ask(request, types.CreateMessageResult)
+        result = await self._ask(request, types.CreateMessageResult, key)
         content = result.content
         text = content.text if isinstance(content, types.TextContent) else ""
         return Sampled(text, result.model, result.stop_reason)
 
-    async def list_roots(self) -> list[Root]:
+    async def list_roots(self, *, key: str | None = None) -> list[Root]:
         """The client's roots."""
-        result = await self._ask(types.ListRootsRequest(), types.ListRootsResult)
+        result = await self._ask(types.ListRootsRequest(), types.ListRootsResult, key)
         return [Root(str(root.uri), root.name) for root in result.roots]
 
     async def invalidated(self, patterns: Sequence[str], identity: Identity | None) -> None:
         """Tells resource subscribers (SPEC §15)."""
         await self._hub.invalidated(patterns, identity)
 
-    async def _ask(self, request: types.ServerRequest, kind: type[R]) -> R:
+    async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
         if self._rounds is not None:
-            return self._rounds.ask(request, kind)
+            return self._rounds.ask(request, kind, key)
         ctx = self._ctx
         metadata = ServerMessageMetadata(related_request_id=ctx.request_id)
         return await ctx.session.send_request(request, kind, metadata=metadata)
@@ -395,8 +403,18 @@ class _Rounds:
         self._logged += 1
         return self._logged > self._logs_sent
 
-    def ask(self, request: types.ServerRequest, kind: type[R]) -> R:
-        key = f"q{self._asked}"
+    def ask(self, request: types.ServerRequest, kind: type[R], key: str | None = None) -> R:
+        """The answer to ``request``, known from an earlier round or sent with this one.
+
+        An answer is taken when it is for this very question, or when no question was
+        recorded under its key (a client may answer before being asked: it could answer
+        anything it is asked anyway).
+
+        Raises:
+            InputNeeded: when the client has not answered yet.
+        """
+        if key is None:
+            key = f"q{self._asked}"
         self._asked += 1
         wire = request.model_dump(by_alias=True, mode="json", exclude_none=True)
         digest = hashlib.sha256(json.dumps(wire, sort_keys=True).encode()).hexdigest()[:32]
@@ -404,7 +422,8 @@ class _Rounds:
         if recorded is not None and recorded.get("q") == digest:
             return kind.model_validate(recorded["a"])
         answer = self._answers.get(key)
-        if answer is not None and self._recorded.get(f"asked:{key}", {}).get("q") == digest:
+        asked = self._recorded.get(f"asked:{key}")
+        if answer is not None and (asked is None or asked.get("q") == digest):
             try:
                 result = kind.model_validate(answer.model_dump(by_alias=True, mode="json"))
             except ValidationError:
@@ -436,4 +455,13 @@ def input_required(need: InputNeeded) -> types.InputRequiredResult:
     """The ``input_required`` result asking what a handler's question needs."""
     return types.InputRequiredResult.model_validate(
         {"inputRequests": dict(need.requests), "requestState": need.state}
+    )
+
+
+def missing_capability(lack: ClientLacks) -> MCPError:
+    """The JSON-RPC error ``-32021`` naming the capability a call needs (SEP-2575)."""
+    return MCPError(
+        code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message=f"This tool requires the client '{lack.feature}' capability",
+        data={"requiredCapabilities": {lack.feature: {}}},
     )

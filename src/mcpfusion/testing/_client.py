@@ -94,7 +94,9 @@ class FakeClient:
         ):
             self.logs.append(LogEvent(level, data, logger))
 
-    async def elicit(self, message: str, schema: dict[str, Any]) -> tuple[Answer, Any]:
+    async def elicit(
+        self, message: str, schema: dict[str, Any], *, key: str | None = None
+    ) -> tuple[Answer, Any]:
         """The next scripted answer.
 
         Raises:
@@ -112,6 +114,7 @@ class FakeClient:
         system: str | None,
         max_tokens: int,
         temperature: float | None,
+        key: str | None = None,
     ) -> Sampled:
         """The next scripted reply.
 
@@ -123,7 +126,7 @@ class FakeClient:
             raise AssertionError("FakeClient has no sampling reply left")
         return self._replies.pop(0)
 
-    async def list_roots(self) -> list[Root]:
+    async def list_roots(self, *, key: str | None = None) -> list[Root]:
         """The scripted roots."""
         return list(self._roots)
 
