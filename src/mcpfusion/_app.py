@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import logging
 import typing
@@ -376,10 +375,14 @@ class Fusion:
                 elsewhere = catalog.visible_elsewhere(route, scopes_of(identity))
                 return unknown_action(route.name, chosen, visible, elsewhere)
         request = Request(
-            tool.name, action.name, meta or NO_META, progress, identity, self._lifespan.state
+            tool.name,
+            action.name,
+            meta or NO_META,
+            progress,
+            identity,
+            self._lifespan.state,
+            client=client,
         )
-        if client is not None:
-            request = dataclasses.replace(request, client=client)
         response = await self._run(route, action, args, request, context or self._factory)
         return catalog.targets.checked(response, route)
 
