@@ -233,6 +233,8 @@ class Action:
             PresenterError, SerializationError, OutputMismatchError: server defects.
         """
         output, presenter = self.output, self.presenter
+        if type(value) is ResponseBuilder:
+            value.caused_by(self.state_name)  # its invalidation entries are this action's
         match value:
             # Structured output (SPEC §12): whatever the handler returns is checked against
             # the schema before it is sent, even a response it built itself.

@@ -120,6 +120,12 @@ class ResponseBuilder:
             self._caused_by = caused_by
         return self
 
+    def caused_by(self, name: str) -> Self:
+        """Names the ``{tool}.{action}`` behind the invalidation entries, unless named."""
+        if not self._caused_by:
+            self._caused_by = name
+        return self
+
     def merge(self, view: ResponseView, *, with_ui: bool = True) -> Self:
         """Adds the parts of another response's view after this one's (data excepted).
 

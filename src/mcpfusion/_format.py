@@ -289,14 +289,10 @@ def bullet_entries(entries: Iterable[str]) -> list[str]:
 def bullet_block(tag: str, entries: Sequence[str], attribute: tuple[str, str] | None = None) -> str:
     """Renders already-prepared entries (at least one) as a bullet block.
 
-    ``attribute`` is the opening tag's one ``(name, value)`` attribute, escaped here and
-    left out when its value is empty (SPEC §15's ``caused_by``).
+    ``attribute`` is the opening tag's one ``(name, value)`` attribute, escaped here
+    (SPEC §15's ``caused_by``).
     """
-    opening = (
-        tag
-        if attribute is None or not attribute[1]
-        else (f'{tag} {attribute[0]}="{escape_attr(attribute[1])}"')
-    )
+    opening = tag if attribute is None else f'{tag} {attribute[0]}="{escape_attr(attribute[1])}"'
     return f"<{opening}>\n- " + "\n- ".join(entries) + f"\n</{tag}>"
 
 

@@ -1307,6 +1307,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "caused_by is escaped like every attribute.",
         tests=(
             "tests/conformance/test_s15_state_sync.py::test_caused_by_is_escaped_like_every_attribute",
+            "tests/conformance/test_s15_state_sync.py::test_a_builder_returned_by_an_action_is_caused_by_it",
         ),
     ),
     Clause(

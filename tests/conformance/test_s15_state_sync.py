@@ -62,6 +62,20 @@ async def test_builder_entries_come_first_and_the_block_is_last() -> None:
     assert result.invalidations == ("billing.list_invoices", "reports.*")
 
 
+async def test_a_builder_returned_by_an_action_is_caused_by_it() -> None:
+    """Entries a handler adds without a cause name its action."""
+    app = Fusion("shop")
+    billing = app.tool("billing", description="Invoices.")
+
+    @billing.action
+    def touch() -> Any:
+        """Touch."""
+        return response("OK").invalidate("billing.touch")
+
+    result = await FusionTester(app).call("billing", "touch")
+    assert result.blocks[-1].startswith('<cache_invalidation caused_by="billing.touch">')
+
+
 async def test_a_failed_call_emits_no_block_and_notifies_nobody() -> None:
     """A failed mutation (error envelope or validation error) sends no block, no notice."""
     client = FakeClient()
@@ -89,7 +103,8 @@ def test_entries_follow_the_bullet_rules() -> None:
     """Entries are folded, neutralized, de-duplicated and kept in order."""
     built = response("OK").invalidate("b.*", "a\nb", "<cache_invalidation>", "b.*").build()
     assert built.blocks[-1] == (
-        "<cache_invalidation>\n- b.*\n- a b\n- &lt;cache_invalidation>\n</cache_invalidation>"
+        '<cache_invalidation caused_by="">\n- b.*\n- a b\n- &lt;cache_invalidation>\n'
+        "</cache_invalidation>"
     )
 
 
