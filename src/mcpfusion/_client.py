@@ -9,7 +9,7 @@ log is dropped, ``supports`` answers ``False`` and a question is ``UNSUPPORTED_B
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, get_args
 
@@ -278,6 +278,26 @@ async def list_roots(request: Request, key: str | None = None) -> list[Root]:
     if client is None or not client.supports("roots"):
         raise unsupported_by_client("roots", request.tool, request.action)
     return await client.list_roots(key=key)
+
+
+async def gather(*questions: Awaitable[Any]) -> tuple[Any, ...]:
+    """Asks several questions at once (see ``Context.gather``): their answers, in order.
+
+    Where questions end the call until the client answers (MCP 2026-07-28), the ones not
+    answered yet are asked together, in one round.
+    """
+    answers: list[Any] = []
+    needed: dict[str, Any] = {}
+    state = ""
+    for question in questions:
+        try:
+            answers.append(await question)
+        except InputNeeded as need:
+            needed.update(need.requests)
+            state = need.state  # each carries every question asked so far
+    if needed:
+        raise InputNeeded(needed, state)
+    return tuple(answers)
 
 
 # -- action options: confirm= and requires_client= -------------------------------------------

@@ -281,6 +281,16 @@ class Context:
             key=key,
         )
 
+    async def gather(self, *questions: Awaitable[Any]) -> tuple[Any, ...]:
+        """Asks several questions at once and returns their answers, in order::
+
+            name, roots = await ctx.gather(ctx.elicit("Name?", Name), ctx.list_roots())
+
+        On MCP 2026-07-28 the unanswered ones go to the client in one round (rather than
+        one round each); on 2025-11-25 they are asked one after the other.
+        """
+        return await _client.gather(*questions)
+
     async def list_roots(self, *, key: str | None = None) -> list[Root]:
         """The client's roots (the directories it lets the server see; ``key`` as for
         ``elicit``).

@@ -394,6 +394,7 @@ class _Rounds:
         self._answers = params.input_responses or {}
         self._recorded: dict[str, dict[str, Any]] = _decoded(params.request_state)
         self._asked = 0
+        self._pending: dict[str, dict[str, Any]] = {}  # asked this round, not answered
         sent = self._recorded.pop("logs", {}).get("n", 0)
         self._logs_sent = sent if isinstance(sent, int) else 0
         self._logged = 0
@@ -432,8 +433,9 @@ class _Rounds:
                 sent = answer.model_dump(by_alias=True, mode="json")
                 self._recorded[key] = {"q": digest, "a": sent}
                 return result
+        self._pending[f"asked:{key}"] = {"q": digest}
         state = {k: v for k, v in self._recorded.items() if not k.startswith("asked:")}
-        state[f"asked:{key}"] = {"q": digest}
+        state.update(self._pending)
         state["logs"] = {"n": max(self._logged, self._logs_sent)}
         raise InputNeeded({key: wire}, json.dumps(state, sort_keys=True))
 

@@ -265,6 +265,17 @@ async def input_required_result_request_state(ctx: Context) -> str:
     return "state-ok: confirmation received"
 
 
+@test.action("input_required_result_multiple_inputs", read_only=True)
+async def input_required_result_multiple_inputs(ctx: Context) -> str:
+    """Tests InputRequiredResult carrying elicitation, sampling and roots requests together."""
+    await ctx.gather(
+        ctx.elicit("What is your name?", Name, key="user_name"),
+        ctx.sample("Generate a greeting", max_tokens=50, key="greeting"),
+        ctx.list_roots(key="client_roots"),
+    )
+    return "All inputs received."
+
+
 @test.action("input_required_result_multi_round", read_only=True)
 async def input_required_result_multi_round(ctx: Context) -> str:
     """Tests a three-round InputRequiredResult flow with evolving requestState."""

@@ -120,6 +120,7 @@ TALKING = (
             "sampling",
             "list_roots",
             "request_state",
+            "multiple_inputs",
             "multi_round",
             "tampered_state",
             "capabilities",

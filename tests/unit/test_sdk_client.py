@@ -51,6 +51,12 @@ def _app() -> Fusion:
         return f"paid {invoice}"
 
     @tool.action
+    async def both(ctx: Context) -> str:
+        """Asks two questions at once."""
+        answer, reply = await ctx.gather(ctx.elicit("Why?", Why), ctx.sample("Say hi."))
+        return f"{answer.action}/{reply.text}"
+
+    @tool.action
     async def roots(ctx: Context) -> list[str]:
         """The client's roots."""
         return [root.uri for root in await ctx.list_roots()]
@@ -278,3 +284,21 @@ async def test_clients_hear_that_their_tool_list_changed(mode: str) -> None:
     assert (before, after) == (["base"], ["base", "beta"])
     assert heard[0] in ("changed", "ToolsListChanged")
     assert len([h for h in heard if h == "changed"]) <= 1
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_gathered_questions_are_answered_together(mode: str) -> None:
+    """ctx.gather asks both questions (in one round on 2026-07-28) and returns both answers."""
+    script = Scripted(types.ElicitResult(action="decline"), [])
+    with anyio.fail_after(20):
+        async with _client(build_server(_app()), mode, script) as client:
+            result = await client.call_tool("t", {"action": "both"})
+            raw = (
+                await client.session.call_tool("t", {"action": "both"}, allow_input_required=True)
+                if mode != "legacy"
+                else None
+            )
+    assert result.content[0].text == "decline/hi"  # type: ignore[union-attr]
+    if raw is not None:
+        assert isinstance(raw, types.InputRequiredResult)
+        assert sorted(raw.input_requests or {}) == ["q0", "q1"]
