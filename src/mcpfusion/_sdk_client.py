@@ -102,25 +102,46 @@ class ConnectionTracker:
         return await call_next(ctx)
 
 
-class _TenantView:
-    """The bus as one tenant's listen streams see it: other tenants' updates left out."""
+@dataclass(frozen=True)
+class StateChanged(ResourceUpdated):
+    """A mutation's patterns (SPEC §15), for the other server processes sharing the bus.
 
-    def __init__(self, bus: SubscriptionBus, tenant: str | None) -> None:
-        self._bus = bus
+    Each process tells its own listen streams whose URIs match; the process that made
+    the change has told its own already. Its ``uri`` names no resource, so a bus that
+    carries only ``ResourceUpdated``'s fields delivers it to nobody.
+    """
+
+    patterns: tuple[str, ...] = ()
+    tenant: str | None = None
+    origin: int = 0
+
+
+class _TenantView:
+    """The bus as one tenant's listen streams see it: other tenants' updates left out,
+    other processes' state changes turned into updates of the URIs listened to here."""
+
+    def __init__(self, hub: ClientHub, tenant: str | None) -> None:
+        self._hub = hub
         self._tenant = tenant
 
     async def publish(self, event: ServerEvent) -> None:
-        await self._bus.publish(event)
+        await self._hub.bus.publish(event)
 
     def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
-        tenant = self._tenant
+        tenant, hub = self._tenant, self._hub
 
         def filtered(event: ServerEvent) -> None:
             owner = getattr(event, "tenant", None)
-            if owner is None or tenant is None or owner == tenant:
-                listener(event)
+            if not (owner is None or tenant is None or owner == tenant):
+                return
+            if isinstance(event, StateChanged):
+                if event.origin != id(hub):
+                    for uri in hub.listened(event.patterns, owner):
+                        listener(ResourceUpdated(uri=uri))
+                return
+            listener(event)
 
-        return self._bus.subscribe(filtered)
+        return self._hub.bus.subscribe(filtered)
 
 
 @dataclass
@@ -202,7 +223,7 @@ class ClientHub:
         tenant = _tenant(self._identify(ctx))
         handler = self._listeners.get(tenant)
         if handler is None:
-            handler = self._listeners[tenant] = ListenHandler(_TenantView(self.bus, tenant))
+            handler = self._listeners[tenant] = ListenHandler(_TenantView(self, tenant))
         keys = [(uri, tenant) for uri in params.notifications.resource_subscriptions or ()]
         for key in keys:
             self._listening[key] = self._listening.get(key, 0) + 1
@@ -243,9 +264,16 @@ class ClientHub:
                     await connection.send_resource_updated(uri)
                 except Exception:
                     logger.debug("a subscriber left before %s was sent", uri, exc_info=True)
-        listened = {uri for uri, other in self._listening if allowed(other)}
-        for uri in _covered(patterns, listened):
+        for uri in self.listened(patterns, tenant):
             await self.bus.publish(TenantResourceUpdated(uri=uri, tenant=tenant))
+        mark = "mcpfusion-state:" + ",".join(patterns)
+        await self.bus.publish(StateChanged(mark, tuple(patterns), tenant, id(self)))
+
+    def listened(self, patterns: Sequence[str], tenant: str | None) -> list[str]:
+        """The URIs this process's listen streams follow that ``patterns`` cover, for
+        ``tenant``'s callers (``None``: everyone's)."""
+        uris = {u for u, other in self._listening if tenant is None or other in (None, tenant)}
+        return _covered(patterns, uris)
 
     async def tools_changed(self, tenant: str | None = None) -> None:
         """``notifications/tools/list_changed`` for the callers of ``tenant`` (``None``:

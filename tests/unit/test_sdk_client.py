@@ -13,11 +13,11 @@ import pytest
 from mcp import Client, types
 from mcp.client.context import ClientRequestContext
 from mcp.server.connection import Connection
-from mcp.server.subscriptions import InMemorySubscriptionBus, ServerEvent
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ServerEvent
 from pydantic import BaseModel
 
 from mcpfusion import Context, Fusion, Identity
-from mcpfusion._sdk_client import ClientHub, TenantResourceUpdated
+from mcpfusion._sdk_client import ClientHub, TenantResourceUpdated, _TenantView
 from mcpfusion.server import build_server
 
 pytestmark = pytest.mark.anyio
@@ -213,7 +213,8 @@ async def test_updates_go_to_matching_subscribers_of_the_same_tenant() -> None:
     assert len(acme.sent) == 1
     await hub.invalidated(["crm.customers"], None)  # no tenant: every subscriber
     assert [len(acme.sent), len(globex.sent)] == [2, 1]
-    assert events == []  # nobody listens on 2026-07-28
+    # Nobody listens here on 2026-07-28: only the patterns, for other processes.
+    assert [type(e).__name__ for e in events] == ["StateChanged"] * 3
 
 
 async def test_listen_streams_hear_their_tenant_only() -> None:
@@ -225,7 +226,22 @@ async def test_listen_streams_hear_their_tenant_only() -> None:
     hub._listening[("billing://invoices/INV-1", "acme")] = 1
     hub._listening[("billing://invoices/INV-2", "globex")] = 1
     await hub.invalidated(["billing.invoices"], Identity("x", tenant="acme"))
-    assert events == [TenantResourceUpdated(uri="billing://invoices/INV-1", tenant="acme")]
+    assert events[0] == TenantResourceUpdated(uri="billing://invoices/INV-1", tenant="acme")
+    assert [type(e).__name__ for e in events[1:]] == ["StateChanged"]
+
+
+async def test_another_process_tells_its_own_listeners() -> None:
+    """Two hubs on one bus: a change made in one reaches the streams the other holds."""
+    bus = InMemorySubscriptionBus()
+    here, there = ClientHub(bus, _identity), ClientHub(bus, _identity)
+    heard: list[ServerEvent] = []
+    view = _TenantView(there, "acme")
+    view.subscribe(heard.append)
+    there._listening[("billing://invoices/INV-1", "acme")] = 1
+    await here.invalidated(["billing.*"], Identity("x", tenant="acme"))
+    assert heard == [ResourceUpdated(uri="billing://invoices/INV-1")]
+    await there.invalidated(["billing.*"], Identity("x", tenant="acme"))  # its own: told once
+    assert heard[1:] == [TenantResourceUpdated(uri="billing://invoices/INV-1", tenant="acme")]
 
 
 def _toggled_app() -> tuple[Fusion, Any]:
