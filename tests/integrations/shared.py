@@ -62,7 +62,9 @@ def _user_table(users: list[dict[str, Any]]) -> UIBlock:
 
 @user_view.suggest
 def _user_next(user: dict[str, Any]) -> Suggestion:
-    return suggest("users.upgrade", f"Move {user['name']} to a larger plan")
+    # A listed tool's name: the reference app sends it verbatim (SPEC §13's targets), as a
+    # host, which checks no targets, does.
+    return suggest("users_list_users", f"Compare {user['name']} with the other users")
 
 
 SECRET = "pbkdf2$SECRET-HASH"
@@ -90,7 +92,7 @@ def find(user_id: int) -> dict[str, Any]:
         "NOT_FOUND",
         f"There is no user {user_id}.",
         recovery="List users to find a valid id.",
-        available_actions=["list_users"],
+        available_actions=["users_list_users"],
     )
 
 
