@@ -32,7 +32,7 @@ from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._lifespan import Lifespan, LifespanFactory, state_type
 from mcpfusion._middleware import Call, Middleware, Next, check_middleware, compose
 from mcpfusion._options import HttpOptions
-from mcpfusion._response import ToolResponse
+from mcpfusion._response import ToolResponse, view_of
 from mcpfusion._schema import DISCRIMINATOR, SELECT
 from mcpfusion._statesync import unmatched, with_invalidation
 from mcpfusion._style import Audience, Style
@@ -568,8 +568,10 @@ async def _invalidated(action: Action, request: Request, response: ToolResponse)
     the client's resource subscribers are told what changed."""
     response = with_invalidation(response, action.state_name, action.invalidates)
     if request.client is not None:
+        sent = view_of(response)  # the block's entries: the handler's own, then the action's
+        patterns = sent.invalidations if sent is not None else action.invalidates
         try:
-            await request.client.invalidated(action.invalidates, request.identity)
+            await request.client.invalidated(patterns, request.identity)
         except Exception:
             logger.warning("%s: telling subscribers failed", action.state_name, exc_info=True)
     return response

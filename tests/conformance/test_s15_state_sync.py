@@ -87,7 +87,11 @@ async def test_a_failed_call_emits_no_block_and_notifies_nobody() -> None:
     assert not any("cache_invalidation" in block for block in failed.blocks + invalid.blocks)
     assert client.invalidations == []
     await tester.call("billing", "mark_paid", invoice_id="INV-7")
-    assert client.invalidations == [("billing.*", "reports.revenue")]
+    await tester.call("billing", "annotate", note="n")
+    assert client.invalidations == [
+        ("billing.*", "reports.revenue"),
+        ("billing.list_invoices", "reports.*"),  # what the block says, the handler's first
+    ]
 
 
 def test_caused_by_is_escaped_like_every_attribute() -> None:
