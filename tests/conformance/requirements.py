@@ -778,6 +778,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s09_client.py::test_unsupported_by_client_envelope",
             "tests/conformance/test_s09_client.py::test_proceed_policy_runs_unasked",
+            "tests/unit/test_sdk_client.py::test_a_declared_requirement_is_refused_as_each_era_says",
         ),
     ),
     Clause(

@@ -14,6 +14,7 @@ from mcp import Client, types
 from mcp.client.context import ClientRequestContext
 from mcp.server.connection import Connection
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ServerEvent
+from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 from mcpfusion import Context, Fusion, Identity
@@ -49,6 +50,11 @@ def _app() -> Fusion:
     async def pay(invoice: str) -> str:
         """Asks first, then changes state."""
         return f"paid {invoice}"
+
+    @tool.action(requires_client=["sampling"])
+    async def needs(ctx: Context) -> str:
+        """Cannot run without sampling."""
+        return "ran"
 
     @tool.action
     async def both(ctx: Context) -> str:
@@ -318,3 +324,19 @@ async def test_gathered_questions_are_answered_together(mode: str) -> None:
     if raw is not None:
         assert isinstance(raw, types.InputRequiredResult)
         assert sorted(raw.input_requests or {}) == ["q0", "q1"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_declared_requirement_is_refused_as_each_era_says(mode: str) -> None:
+    """Without sampling: -32021 with the capability on 2026-07-28, a tool error before."""
+    with anyio.fail_after(20):
+        async with Client(build_server(_app()), mode=mode) as client:
+            if mode == "legacy":
+                result = await client.call_tool("t", {"action": "needs"})
+                assert result.is_error
+                assert 'code="UNSUPPORTED_BY_CLIENT"' in result.content[0].text  # type: ignore[union-attr]
+                return
+            with pytest.raises(MCPError, match="requires the client 'sampling' capability") as info:
+                await client.call_tool("t", {"action": "needs"})
+    assert info.value.error.code == -32021
+    assert info.value.error.data == {"requiredCapabilities": {"sampling": {}}}
