@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
 
+import anyio.to_thread
 from pydantic import BaseModel, Field
 
 from examples.billing.access import (
@@ -24,7 +25,7 @@ from examples.billing.db import BillingDB, Ledger
 from examples.billing.presenters import Status, customer_view, invoice_view
 from examples.billing.surface import define_surface
 from examples.billing.tenants import LOCAL_OPERATOR
-from mcpfusion import Context, Fusion, ToolError, ToolResponse, toon_success
+from mcpfusion import Confirm, Context, Fusion, ToolError, ToolResponse, toon_success
 from mcpfusion.middleware import audit_log
 
 
@@ -121,11 +122,18 @@ def create_app(
         requires={"billing:read", "billing:write"},
         loggable=["invoice_id"],
     )
-    def remind(state: BillingState, ctx: Context, invoice_id: InvoiceId) -> None:
-        # A sync handler runs to its end even when the call is cancelled: the change is
-        # committed only if the call is still wanted.
+    async def remind(state: BillingState, ctx: Context, invoice_id: InvoiceId) -> None:
+        # The database call runs in a thread, to its end even when the call is cancelled:
+        # the change is committed only if the call is still wanted.
         books = ledger(state, ctx)
-        outcome = books.record_reminder(invoice_id, proceed=lambda: not ctx.cancelled)
+        outcome = await anyio.to_thread.run_sync(
+            lambda: books.record_reminder(invoice_id, proceed=lambda: not ctx.cancelled)
+        )
+        if outcome == "done":
+            # What the client's log shows: the id only, never the customer's details.
+            await ctx.log(
+                "info", f"Payment reminder sent for {invoice_id}.", {"invoice_id": invoice_id}
+            )
         if outcome == "unknown":
             raise not_found("Invoice", invoice_id, "billing.list_invoices")
         if outcome == "paid":
@@ -143,6 +151,10 @@ def create_app(
         destructive=True,
         requires={"billing:read", "billing:write"},
         loggable=["invoice_id"],
+        # Asks the user first when the client can ask; a client that cannot still pays.
+        confirm=Confirm("Record the payment of invoice {invoice_id}?", unsupported="proceed"),
+        # Paying changes the invoice lists and the revenue report (SPEC §15).
+        invalidates=["billing.*", "reports.*"],
     )
     def mark_paid(state: BillingState, ctx: Context, invoice_id: InvoiceId) -> dict[str, Any]:
         books = ledger(state, ctx)

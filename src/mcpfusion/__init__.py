@@ -2,6 +2,7 @@
 
 from mcpfusion._app import Fusion
 from mcpfusion._builder import ResponseBuilder, as_response, response
+from mcpfusion._client import Confirm, Elicitation, Root, Sampled
 from mcpfusion._content import Audio, EmbeddedResource, Image, ResourceLink
 from mcpfusion._context import Context, Request
 from mcpfusion._errors import (
@@ -37,8 +38,10 @@ from mcpfusion._tool import Tool
 __all__ = [
     "Audio",
     "BlockAnnotations",
+    "Confirm",
     "Context",
     "DefinitionError",
+    "Elicitation",
     "EmbeddedResource",
     "ErrorEnvelope",
     "Fusion",
@@ -58,6 +61,8 @@ __all__ = [
     "ResourceLink",
     "ResponseBuilder",
     "ResponseView",
+    "Root",
+    "Sampled",
     "SerializationError",
     "Suggestion",
     "SurfaceError",

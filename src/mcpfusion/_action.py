@@ -14,6 +14,7 @@ import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from mcpfusion._builder import ResponseBuilder, as_response
+from mcpfusion._client import Confirm, Feature, confirm_option, features_option
 from mcpfusion._content import attachments_of
 from mcpfusion._context import Context, Request
 from mcpfusion._errors import DefinitionError
@@ -21,6 +22,7 @@ from mcpfusion._jsonschema import QuietJsonSchema
 from mcpfusion._parts import ResponseView
 from mcpfusion._presenter import Presenter
 from mcpfusion._response import ToolResponse, attached, render, success
+from mcpfusion._statesync import check_freshness, check_patterns
 from mcpfusion._structured import OutputSchema, failed
 from mcpfusion._style import APP_DEFAULT, Style
 from mcpfusion._threads import run_in_thread
@@ -79,6 +81,11 @@ class Action:
         loggable: Collection[str] = (),
         state_type: type | None = None,
         style: Style = APP_DEFAULT,
+        stale: bool = False,
+        fresh_for: float | None = None,
+        invalidates: Collection[str] = (),
+        confirm: bool | str | Confirm | None = None,
+        requires_client: Collection[Feature] = (),
     ) -> None:
         owner = f"{tool}/{name}"
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -149,9 +156,25 @@ class Action:
         )
         self.loggable = _loggable(owner, loggable, self.params)
         """The parameter names whose values an audit log may record."""
+        # State sync (SPEC §15) and what the action needs of the client (_client).
+        self.fresh_for = check_freshness(owner, stale, fresh_for)
+        self.stale = stale
+        self.invalidates = check_patterns(owner, invalidates)
+        """The state-name patterns a successful call makes stale."""
+        if self.invalidates and read_only:
+            raise DefinitionError(f"{owner}: a read-only action changes nothing to invalidate")
+        self.confirm = confirm_option(owner, confirm)
+        self.requires_client = features_option(owner, requires_client)
+        # One flag for the call path: an action without these options pays one test.
+        self.talks = bool(self.invalidates or self.confirm or self.requires_client)
 
     def __repr__(self) -> str:
         return f"Action({self.tool!r}, {self.name!r})"
+
+    @property
+    def state_name(self) -> str:
+        """The action's state name (SPEC §15): ``{tool}.{action}``."""
+        return f"{self.tool}.{self.name}"
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -211,6 +234,8 @@ class Action:
             PresenterError, SerializationError, OutputMismatchError: server defects.
         """
         output, presenter = self.output, self.presenter
+        if type(value) is ResponseBuilder:
+            value.caused_by(self.state_name)  # its invalidation entries are this action's
         match value:
             # Structured output (SPEC §12): whatever the handler returns is checked against
             # the schema before it is sent, even a response it built itself.

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import typing
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
@@ -14,6 +15,7 @@ from pydantic import ValidationError
 
 from mcpfusion._action import Action
 from mcpfusion._catalog import DEFINITIONS, Catalog, Definitions, Route
+from mcpfusion._client import ClientChannel, ClientLacks, InputNeeded, before_running
 from mcpfusion._context import NO_META, Context, ContextFactory, Progress, Request
 from mcpfusion._datablock import DataFormat, Delimiter
 from mcpfusion._errors import DefinitionError
@@ -34,8 +36,9 @@ from mcpfusion._presenter import Presenter
 from mcpfusion._prompt import Prompt
 from mcpfusion._renderer import APP_MIME_TYPE
 from mcpfusion._resource import CacheScope, Resource
-from mcpfusion._response import ToolResponse
+from mcpfusion._response import ToolResponse, view_of
 from mcpfusion._schema import DISCRIMINATOR, SELECT
+from mcpfusion._statesync import unmatched, with_invalidation
 from mcpfusion._style import Audience, Style
 from mcpfusion._surface import Surface
 from mcpfusion._tool import Exposition, Tool
@@ -44,6 +47,8 @@ from mcpfusion._validation import arguments_problem, field_problems, select_prob
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
+
+logger = logging.getLogger("mcpfusion")
 
 
 _ABSENT: Any = object()  # no ``action`` argument at all (``null`` is a wrong one)
@@ -137,6 +142,9 @@ class Fusion:
         """The app's resources, prompts and completions (``resource``, ``prompt``)."""
         self.ui_app_uri: str | None = None
         """The ``ui://`` URI of the MCP App rendering UI blocks (``enable_ui_app``), if any."""
+        self._announcers: list[Announcer] = []
+        self.toggled = False
+        """Whether a tool was enabled or disabled at run time (``Tool.enable``)."""
 
     def __repr__(self) -> str:
         return f"Fusion({self.name!r}, tools={list(self._tools)})"
@@ -151,6 +159,7 @@ class Fusion:
         requires: Collection[str] = (),
         instructions: str = "",
         split_names: tuple[str, str] | None = None,
+        enabled: bool = True,
     ) -> Tool:
         """Creates a tool; declare its actions with ``@tool.action(...)``.
 
@@ -165,6 +174,8 @@ class Fusion:
             instructions: how to use the tool, appended to its description.
             split_names: the two names of a split tool, read-only first.
             requires: the scopes each action needs unless it says otherwise.
+            enabled: ``False`` defines it hidden until ``await tool.enable()`` (for
+                everyone, or ``tenant=`` one tenant's callers).
 
         Raises:
             DefinitionError: on a duplicate or disallowed name, a name another tool already
@@ -184,6 +195,9 @@ class Fusion:
         )
         self._defining(tool, tool.listed_names)
         self._tools[name] = tool
+        if not enabled:
+            tool._enabled = False
+            self.toggled = True
         return tool
 
     @property
@@ -247,9 +261,34 @@ class Fusion:
 
     def _frozen(self) -> Catalog:
         if self._catalog is None:
+            self._check_invalidations()
             self._catalog = Catalog.build(self._tools.values(), lean=self.definitions == "lean")
             self._chain = compose(self._middleware, self._endpoint) if self._middleware else None
         return self._catalog
+
+    def state_names(self) -> list[str]:
+        """Every state name the app serves (SPEC §15): ``{tool}.{action}`` per action, and
+        ``{scheme}.{name}`` per resource."""
+        names = [a.state_name for tool in self._tools.values() for a in tool.actions.values()]
+        return names + [r.state_name for r in self.surface.resources.values()]
+
+    def _check_invalidations(self) -> None:
+        """SPEC §15: every ``invalidates`` pattern names some state the app serves.
+
+        Raises:
+            DefinitionError: naming the action, its patterns that match nothing, and the
+                known state names.
+        """
+        names = self.state_names()
+        for tool in self._tools.values():
+            for action in tool.actions.values():
+                missing = unmatched(action.invalidates, names)
+                if missing:
+                    raise DefinitionError(
+                        f"{action.tool}/{action.name}: invalidates {', '.join(map(repr, missing))}"
+                        f", which matches no state of app '{self.name}'; state names: "
+                        f"{', '.join(names)}"
+                    )
 
     def scope_key(self, identity: Identity | None) -> frozenset[str] | None:
         """The scopes of ``identity`` that change what it may call, ``None`` if it may call all.
@@ -261,12 +300,36 @@ class Fusion:
         key = scopes_of(identity) & catalog.scopes
         return None if key == catalog.scopes else key
 
-    def list_tools(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
+    # -- the catalog at run time ----------------------------------------------------------
+
+    def announce_changes(self, announcer: Announcer) -> None:
+        """Registers ``announcer(tenant)``, awaited when a tool is enabled or disabled (for
+        ``tenant``'s callers, or everyone's when ``None``); the server adapter tells the
+        clients."""
+        self._announcers.append(announcer)
+
+    async def _catalog_changed(self, tenant: str | None) -> None:
+        self.toggled = True
+        for announcer in list(self._announcers):
+            try:
+                await announcer(tenant)
+            except Exception:
+                logger.warning("announcing a catalog change failed", exc_info=True)
+
+    def _shown(self, listed: Sequence[dict[str, Any]], tenant: str | None) -> list[dict[str, Any]]:
+        """The tool definitions ``tenant``'s callers see: those of enabled tools."""
+        return [t for t in listed if self._listed[t["name"]].enabled_for(tenant)]
+
+    def list_tools(
+        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
+    ) -> list[dict[str, Any]]:
         """Exactly the MCP ``Tool`` objects of ``tools/list``, as JSON-compatible dicts.
 
         Args:
             scopes: the caller's scopes: only the actions they allow are listed (a tool
                 with none disappears). ``None`` lists everything, as the developer sees it.
+            tenant: the tenant the caller acts for: a tool disabled for it (or, for
+                ``None``, for everyone) is left out (``Tool.disable``).
 
         Raises:
             DefinitionError: if a tool is incomplete (no actions, or nothing for
@@ -275,7 +338,8 @@ class Fusion:
                 incomplete tool.
         """
         catalog = self._frozen()
-        tools = catalog.list_tools(None if scopes is None else frozenset(scopes))
+        listed = catalog.list_tools(None if scopes is None else frozenset(scopes))
+        tools = self._shown(listed, tenant) if self.toggled else listed
         if self.ui_app_uri is not None:
             point_tools(tools, self._shows_ui, self.ui_app_uri)
         return tools
@@ -295,6 +359,7 @@ class Fusion:
         meta: Mapping[str, Any] | None = None,
         context: ContextFactory | None = None,
         identity: Identity | None = None,
+        client: ClientChannel | None = None,
     ) -> ToolResponse:
         """Answers one ``tools/call``; every problem the model should read is a result.
 
@@ -306,13 +371,19 @@ class Fusion:
             context: a factory used instead of the app's for this call (tests use it).
             identity: the verified caller, ``None`` for an anonymous one (the server
                 passes what the transport established).
+            client: the client on the other end (``ctx.log``, ``ctx.elicit``, ...), as
+                the server adapter provides it.
 
         Cancellation (``asyncio.CancelledError``, anyio's cancel scopes) propagates.
         """
         catalog = self._catalog or self._frozen()
         route = catalog.routes.get(name)
-        if route is None:
-            return unknown_tool(name, catalog.visible_names(scopes_of(identity)))
+        if route is None or (self.toggled and not route.tool.enabled_for(tenant_of(identity))):
+            visible = catalog.visible_names(scopes_of(identity))
+            if self.toggled:
+                tenant = tenant_of(identity)
+                visible = [n for n in visible if self._listed[n].enabled_for(tenant)]
+            return unknown_tool(name, visible)
         tool, action = route.tool, route.action
         if not isinstance(arguments, Mapping | None):
             target = f"{tool.name}/{action.name}" if action else tool.name
@@ -329,7 +400,13 @@ class Fusion:
                 elsewhere = catalog.visible_elsewhere(route, scopes)
                 return unknown_action(route.name, chosen, visible, elsewhere)
         request = Request(
-            tool.name, action.name, meta or NO_META, progress, identity, self._lifespan.state
+            tool.name,
+            action.name,
+            meta or NO_META,
+            progress,
+            identity,
+            self._lifespan.state,
+            client=client,
         )
         response = await self._run(route, action, args, request, context or self._factory)
         return catalog.targets.checked(response, route)
@@ -401,6 +478,8 @@ class Fusion:
             # A class (the default, Context) never returns an awaitable: skip the check.
             if not isinstance(factory, type) and inspect.isawaitable(context):
                 context = await context
+            if action.talks:
+                await before_running(request, kwargs, action.confirm, action.requires_client)
             if action.timeout is None:
                 value = await action.invoke(kwargs, request, context)
             else:
@@ -410,9 +489,15 @@ class Fusion:
                     request.cancel()
                     return timed_out(request.tool, request.action, action.timeout)
             if around_render is None:
-                return await action.respond(value, context, select)
-            with around_render():
-                return await action.respond(value, context, select)
+                response = await action.respond(value, context, select)
+            else:
+                with around_render():
+                    response = await action.respond(value, context, select)
+            if action.invalidates and not response.is_error:
+                response = await _invalidated(action, request, response)
+            return response
+        except (InputNeeded, ClientLacks):
+            raise  # a question for a later round, or a protocol-level refusal (_client)
         except Exception as exc:
             return action.failed(from_exception(exc, request.tool, request.action))
         except BaseException as exc:
@@ -633,6 +718,29 @@ class Fusion:
         for name in listed:
             self._listed[name] = tool
         self._catalog = None  # rebuilt, once, when next read
+
+
+async def _invalidated(action: Action, request: Request, response: ToolResponse) -> ToolResponse:
+    """A successful mutation's response, ending with its invalidation block (SPEC §15);
+    the client's resource subscribers are told what changed."""
+    response = with_invalidation(response, action.state_name, action.invalidates)
+    if request.client is not None:
+        sent = view_of(response)  # the block's entries: the handler's own, then the action's
+        patterns = sent.invalidations if sent is not None else action.invalidates
+        try:
+            await request.client.invalidated(patterns, request.identity)
+        except Exception:
+            logger.warning("%s: telling subscribers failed", action.state_name, exc_info=True)
+    return response
+
+
+Announcer = Callable[[str | None], Awaitable[None]]
+"""Told that what a tenant's callers (or everyone, ``None``) may list has changed."""
+
+
+def tenant_of(identity: Identity | None) -> str | None:
+    """The tenant a caller acts for, if any."""
+    return identity.tenant if identity is not None else None
 
 
 def _is_cancellation(exc: BaseException) -> bool:

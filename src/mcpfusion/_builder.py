@@ -27,6 +27,7 @@ class ResponseBuilder:
     __slots__ = (
         "_attachments",
         "_bullets",
+        "_caused_by",
         "_embeds",
         "_finish",
         "_shared_ui",
@@ -60,6 +61,7 @@ class ResponseBuilder:
         self._attachments: list[Attachment] = []
         # The entries of each bullet kind, by ResponseView field (SPEC §2 kinds 4 to 6).
         self._bullets: dict[str, list[Any]] = {kind.field: [] for kind in BULLET_KINDS}
+        self._caused_by = ""
 
     def ui(self, *blocks: UIBlock | Attachment | None) -> Self:
         """Adds UI blocks (kind 2), in order; ``None`` entries are skipped.
@@ -130,6 +132,27 @@ class ResponseBuilder:
         add_checked(self._bullets["suggestions"], suggestions, Suggestion, "suggestion")
         return self
 
+    def invalidate(self, *patterns: str | None, caused_by: str = "") -> Self:
+        """Adds ``<cache_invalidation>`` entries: state-name patterns this response made
+        stale (SPEC §15), e.g. ``"billing.*"``; falsy entries are dropped.
+
+        ``caused_by`` names the ``{tool}.{action}`` that changed them; an action's own
+        ``invalidates=`` sets it, and a builder returned by a handler gets it from its
+        action.
+        """
+        if not isinstance(caused_by, str):
+            raise TypeError(f"caused_by is a str; got {type(caused_by).__name__}")
+        add_checked(self._bullets["invalidations"], patterns, str, "invalidate")
+        if caused_by:
+            self._caused_by = caused_by
+        return self
+
+    def caused_by(self, name: str) -> Self:
+        """Names the ``{tool}.{action}`` behind the invalidation entries, unless named."""
+        if not self._caused_by:
+            self._caused_by = name
+        return self
+
     def merge(self, view: ResponseView, *, with_ui: bool = True) -> Self:
         """Adds the parts of another response's view after this one's (data excepted).
 
@@ -145,7 +168,9 @@ class ResponseBuilder:
     def view(self) -> ResponseView:
         """The parts collected so far, as added (not yet folded or de-duplicated)."""
         bullets = {field: tuple(entries) for field, entries in self._bullets.items()}
-        return ResponseView(self.data, tuple(self._ui), tuple(self._embeds), **bullets)
+        return ResponseView(
+            self.data, tuple(self._ui), tuple(self._embeds), caused_by=self._caused_by, **bullets
+        )
 
     def build(self) -> ToolResponse:
         """Renders the blocks in SPEC §2 order; the response carries its structured view."""

@@ -5,13 +5,19 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
+from mcpfusion import _client
 from mcpfusion._format import fold_lines, neutralize
 from mcpfusion._identity import Identity
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from mcpfusion._client import ClientChannel, Elicitation, LogLevel, Message, Root, Sampled
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 """Receives ``(done, total, message)`` progress reports; the adapter forwards them to MCP."""
@@ -63,6 +69,8 @@ class Request:
         identity: the caller, or ``None`` when anonymous.
         state: what the app's lifespan yielded (``None`` without a lifespan).
         values: what middleware added for the handler (``Call.values``).
+        client: the client on the other end (logging, questions, sampling, roots), as
+            the server adapter provides it; ``None`` in-process.
     """
 
     tool: str
@@ -72,6 +80,7 @@ class Request:
     identity: Identity | None = None
     state: Any = None
     values: Mapping[str, Any] = field(default_factory=lambda: NO_META)
+    client: ClientChannel | None = field(default=None, repr=False, compare=False)
     _cancellation: _Cancellation = field(default_factory=_Cancellation, repr=False, compare=False)
 
     def derived(self, identity: Identity | None, values: Mapping[str, Any]) -> Request:
@@ -208,6 +217,88 @@ class Context:
         be delivered is logged, not raised.
         """
         await self.request.progress(done, total, message)
+
+    # -- talking to the client (_client) -----------------------------------------------
+
+    def supports(self, feature: str) -> bool:
+        """Whether the client supports ``"elicitation"``, ``"sampling"``, ``"roots"`` or
+        ``"logging"`` over this connection."""
+        return _client.supports(self.request, feature)
+
+    async def log(self, level: LogLevel, message: str, data: Any = None) -> None:
+        """Sends a log message to the client (``notifications/message``).
+
+        Sent only at the level the client asked for (``logging/setLevel``, or the
+        request's log level on MCP 2026-07-28); never raises for delivery. The message
+        follows the text rules of every block (neutralized, line breaks folded, cut to
+        ``LOG_MESSAGE_LIMIT`` characters); ``data`` is sent as JSON beside it, so never
+        put in it what a Presenter would hide.
+        """
+        await _client.log(self.request, level, message, data)
+
+    async def elicit(
+        self,
+        message: str,
+        schema: type[BaseModel] | Mapping[str, Any],
+        *,
+        key: str | None = None,
+    ) -> Elicitation:
+        """Asks the user a question through the client (MCP elicitation).
+
+        ``schema`` is a pydantic model of flat, primitive fields (or a JSON Schema).
+        Returns the answer: ``accepted`` with ``data`` (an instance of the model), or
+        declined or cancelled. On MCP 2026-07-28 the call runs again from the start once
+        the client answers, so ask before changing anything; ``key`` names the question
+        across those rounds (by default its place: the first question, the second...).
+
+        Raises:
+            ToolError: ``UNSUPPORTED_BY_CLIENT`` when the client cannot be asked;
+                ``INVALID_ANSWER`` when its answer does not fit ``schema``.
+        """
+        return await _client.elicit(self.request, message, schema, key)
+
+    async def sample(
+        self,
+        messages: str | Sequence[Message],
+        *,
+        system: str | None = None,
+        max_tokens: int = 512,
+        temperature: float | None = None,
+        key: str | None = None,
+    ) -> Sampled:
+        """Asks the client's model (MCP sampling): a prompt, or ``(role, text)`` pairs
+        (``key`` as for ``elicit``).
+
+        Raises:
+            ToolError: ``UNSUPPORTED_BY_CLIENT`` when the client does not offer sampling.
+        """
+        return await _client.sample(
+            self.request,
+            messages,
+            system=system,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            key=key,
+        )
+
+    async def gather(self, *questions: Awaitable[Any]) -> tuple[Any, ...]:
+        """Asks several questions at once and returns their answers, in order::
+
+            name, roots = await ctx.gather(ctx.elicit("Name?", Name), ctx.list_roots())
+
+        On MCP 2026-07-28 the unanswered ones go to the client in one round (rather than
+        one round each); on 2025-11-25 they are asked one after the other.
+        """
+        return await _client.gather(*questions)
+
+    async def list_roots(self, *, key: str | None = None) -> list[Root]:
+        """The client's roots (the directories it lets the server see; ``key`` as for
+        ``elicit``).
+
+        Raises:
+            ToolError: ``UNSUPPORTED_BY_CLIENT`` when the client declares no roots.
+        """
+        return await _client.list_roots(self.request, key)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(tool={self.tool!r}, action={self.action!r})"

@@ -9,6 +9,7 @@ from mcpfusion._action import Action
 from mcpfusion._datablock import to_toon
 from mcpfusion._format import fold_lines
 from mcpfusion._schema import sentence
+from mcpfusion._statesync import freshness
 
 DESTRUCTIVE: Final = "[DESTRUCTIVE] "
 """Prefixed to a destructive action's description, in both forms."""
@@ -51,6 +52,9 @@ def _bullet(action: Action) -> str:
     text = _text(action)
     if text:
         parts.append(sentence(text))
+    marker = freshness(action.stale, action.fresh_for)
+    if marker:
+        parts.append(marker)
     if action.required:
         parts.append(f"Requires: {', '.join(action.required)}.")
     return f"- {action.name}: {' '.join(parts)}" if parts else f"- {action.name}"
@@ -86,7 +90,13 @@ def describe_toon(
 
 def describe_flat(summary: str, action: Action, instructions: str = "") -> str:
     """The description of one action exposed as its own tool: its own, else the tool's."""
-    return _closed(_text(action) or summary, instructions)
+    return _closed(_marked(_text(action) or summary, action), instructions)
+
+
+def _marked(text: str, action: Action) -> str:
+    """``text`` followed by the action's freshness marker (SPEC §15), if it has one."""
+    marker = freshness(action.stale, action.fresh_for)
+    return f"{text} {marker}".strip() if marker else text
 
 
 def _closed(description: str, instructions: str) -> str:
@@ -100,5 +110,5 @@ def _text(action: Action) -> str:
 
 
 def _desc(action: Action) -> str:
-    text = _text(action)
+    text = _marked(_text(action), action)
     return (DESTRUCTIVE + text).rstrip() if action.destructive else text

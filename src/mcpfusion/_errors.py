@@ -24,13 +24,16 @@ FrameworkCode = Literal[
     "ERROR",
     "FORBIDDEN",
     "INTERNAL_ERROR",
+    "INVALID_ANSWER",
     "MISSING_DISCRIMINATOR",
     "MISSING_REQUIRED_FIELD",
+    "NOT_CONFIRMED",
     "PRESENTER_ERROR",
     "RATE_LIMITED",
     "TIMEOUT",
     "UNKNOWN_ACTION",
     "UNKNOWN_TOOL",
+    "UNSUPPORTED_BY_CLIENT",
     "VALIDATION_ERROR",
 ]
 """The codes the framework itself sends (SPEC §9); handlers may use any other code."""

@@ -93,6 +93,38 @@ def timed_out(tool: str, action: str, seconds: float) -> ToolResponse:
     )
 
 
+def unsupported_by_client(what: str, tool: str, action: str) -> ToolError:
+    """``UNSUPPORTED_BY_CLIENT``: the call needs something the client did not declare
+    (elicitation, sampling, roots), or cannot be asked over this connection."""
+    return ToolError(
+        "UNSUPPORTED_BY_CLIENT",
+        f"Action '{action}' of tool '{tool}' needs the client to support {what}, "
+        "which this client does not offer.",
+        recovery="Do not retry with this client. Tell the user this action needs a client "
+        f"that supports {what}.",
+    )
+
+
+def not_confirmed(tool: str, action: str, answer: str) -> ToolError:
+    """``NOT_CONFIRMED``: the user did not confirm an action that asks first."""
+    return ToolError(
+        "NOT_CONFIRMED",
+        f"The user did not confirm action '{action}' of tool '{tool}' ({answer}); "
+        "nothing was changed.",
+        recovery="Do not retry unless the user asks for it again.",
+    )
+
+
+def invalid_answer(tool: str, action: str, problem: str) -> ToolError:
+    """``INVALID_ANSWER``: the client's answer to a question does not fit what was asked."""
+    return ToolError(
+        "INVALID_ANSWER",
+        f"Action '{action}' of tool '{tool}' got an answer from the client that does not "
+        f"fit the question: {problem}.",
+        recovery="Retry the call once; if the answer is refused again, tell the user.",
+    )
+
+
 def unknown_tool(name: str, available: Sequence[str]) -> ToolResponse:
     """``UNKNOWN_TOOL``, listing the tools that exist."""
     return framework_error(

@@ -362,9 +362,14 @@ def bullet_entries(entries: Iterable[str]) -> list[str]:
     return list(seen)
 
 
-def bullet_block(tag: str, entries: Sequence[str]) -> str:
-    """Renders already-prepared entries (at least one) as a bullet block."""
-    return f"<{tag}>\n- " + "\n- ".join(entries) + f"\n</{tag}>"
+def bullet_block(tag: str, entries: Sequence[str], attribute: tuple[str, str] | None = None) -> str:
+    """Renders already-prepared entries (at least one) as a bullet block.
+
+    ``attribute`` is the opening tag's one ``(name, value)`` attribute, escaped here
+    (SPEC §15's ``caused_by``).
+    """
+    opening = tag if attribute is None else f'{tag} {attribute[0]}="{escape_attr(attribute[1])}"'
+    return f"<{opening}>\n- " + "\n- ".join(entries) + f"\n</{tag}>"
 
 
 def suggestion_entry(tool: str, reason: str) -> str:

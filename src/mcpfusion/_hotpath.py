@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -12,16 +12,20 @@ import anyio
 import pydantic_core
 from mcp import types
 from mcp.server import Server
+from mcp.server.request_state import RequestStateBoundary
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.types import methods
 from opentelemetry import trace
 
+from mcpfusion._client import LOG_LEVELS, Answer, Feature, LogLevel, Message, Root, Sampled
 from mcpfusion._context import Progress
 from mcpfusion._failures import escaped, preview
+from mcpfusion._identity import Identity
 from mcpfusion._jsonrpc import RequestId, encode, error
 from mcpfusion._lines import LineWriter
 from mcpfusion._response import ToolResponse
 from mcpfusion._sdk import ServableApp
+from mcpfusion._sdk_client import ClientHub, ConnectionTracker
 
 __all__ = ["HotPath", "plain_sdk_path"]
 
@@ -48,6 +52,11 @@ async def _no_progress(done: float, total: float | None, message: str | None) ->
     """What a call without a progress token reports to: nobody, as in the SDK."""
 
 
+_OURS: Final = (RequestStateBoundary, ConnectionTracker)
+"""Middleware ``build_server`` adds that changes nothing the hot path answers: the
+connection tracker only notes the connection (for list-change notices; stdio has one)."""
+
+
 def plain_sdk_path(server: Server[Any]) -> bool:
     """Whether the SDK answers a tool call with its handler alone, so a hot path may too.
 
@@ -56,8 +65,11 @@ def plain_sdk_path(server: Server[Any]) -> bool:
     and the hot path emits none.
     """
     defaults = [type(m) for m in Server("default").middleware]
+    # The request-state boundary acts only on requestState, which no call the hot path
+    # takes carries (and input_required results belong to 2026-07-28, which it never serves).
+    own = [type(m) for m in server.middleware if not isinstance(m, _OURS)]
     return (
-        [type(m) for m in server.middleware] == defaults
+        own == defaults
         and not server.cache_hints
         and isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
     )
@@ -71,9 +83,10 @@ class HotPath:
     Why that is the same behaviour: docs/deployment.md, "The stdio hot path".
     """
 
-    def __init__(self, app: ServableApp, out: LineWriter) -> None:
+    def __init__(self, app: ServableApp, out: LineWriter, hub: ClientHub | None = None) -> None:
         self._app = app
         self._out = out
+        self._client = _HotClient(out, hub)
         self._loop = asyncio.get_running_loop()
         self._running: dict[RequestId, _Call] = {}  # by id, until the handler returns
         self._tasks: dict[asyncio.Task[None], _Call] = {}  # until the answer has left
@@ -97,7 +110,7 @@ class HotPath:
         params = message.get("params", {})
         if method == "tools/call" and type(params) is dict and params.keys() <= _CALL_PARAMS:
             return self._call(request_id, params)
-        if method == "tools/list" and (params is None or params == {}):
+        if method == "tools/list" and (params is None or params == {}) and not self._changes():
             self._out.write(self._list_line(request_id, version))
             return True
         return False
@@ -145,6 +158,15 @@ class HotPath:
             while self._tasks:
                 await asyncio.wait(list(self._tasks))
 
+    def _changes(self) -> bool:
+        """Whether the app's tool list changed at run time: the SDK then lists the tools."""
+        return bool(getattr(self._app, "toggled", False))
+
+    def set_level(self, level: object) -> None:
+        """Notes the level of a ``logging/setLevel`` the SDK answers (it is the client's)."""
+        if level in LOG_LEVELS:
+            self._client.level = level
+
     def cancel(self, request_id: RequestId) -> None:
         """Stops a running call the client cancelled; nothing is sent for it."""
         call = self._running.get(coerce_request_id(request_id))
@@ -190,7 +212,12 @@ class HotPath:
         """The app's answer, exactly as ``build_server``'s ``on_call_tool`` gets it."""
         try:
             response = await self._app.call_tool(
-                name, arguments, progress=progress, meta=meta, identity=self._identity
+                name,
+                arguments,
+                progress=progress,
+                meta=meta,
+                identity=self._identity,
+                client=self._client,
             )
             if not isinstance(response, ToolResponse):
                 raise TypeError(f"call_tool returned {type(response).__name__}")
@@ -237,3 +264,51 @@ def _result_line(request_id: RequestId, response: ToolResponse) -> bytes:
         # The SDK's dispatcher answers a result it cannot serialize with code 0 and the text.
         logger.exception("handler for 'tools/call' raised")
         return encode(error(request_id, 0, str(exc)))
+
+
+class _HotClient:
+    """The client as the hot path serves it: one that logs and subscribes, and asks nothing.
+
+    The stdio session leaves the hot path off for a client that declared elicitation,
+    sampling or roots, so a handler asking it finds no such client, as it should.
+    """
+
+    def __init__(self, out: LineWriter, hub: ClientHub | None) -> None:
+        self._out = out
+        self._hub = hub
+        self.level: LogLevel = "debug"
+
+    def supports(self, feature: Feature) -> bool:
+        return feature == "logging"
+
+    async def log(self, level: LogLevel, data: Any, logger: str) -> None:
+        if LOG_LEVELS.index(level) < LOG_LEVELS.index(self.level):
+            return
+        params = {"level": level, "logger": logger, "data": data}
+        self._out.write(
+            encode({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+        )
+        await self._out.drain()
+
+    async def elicit(
+        self, message: str, schema: dict[str, Any], *, key: str | None = None
+    ) -> tuple[Answer, Any]:
+        raise AssertionError("the hot path serves no client that can be asked")
+
+    async def sample(
+        self,
+        messages: Sequence[Message],
+        *,
+        system: str | None,
+        max_tokens: int,
+        temperature: float | None,
+        key: str | None = None,
+    ) -> Sampled:
+        raise AssertionError("the hot path serves no client that can be asked")
+
+    async def list_roots(self, *, key: str | None = None) -> list[Root]:
+        raise AssertionError("the hot path serves no client that can be asked")
+
+    async def invalidated(self, patterns: Sequence[str], identity: Identity | None) -> None:
+        if self._hub is not None:
+            await self._hub.invalidated(patterns, identity)

@@ -26,7 +26,7 @@ from mcpfusion._bearer import protected
 from mcpfusion._guard import LOOPBACK_HOSTS, HostPolicy, RequestGuard
 from mcpfusion._options import HttpOptions, http_options
 from mcpfusion._ratelimit import SERVING_STORE, RateLimitStore
-from mcpfusion._sdk import LISTEN_HANDLERS, ServableApp, build_server
+from mcpfusion._sdk import ServableApp, build_server, hub_of
 from mcpfusion._streams import SessionManager
 
 logger = logging.getLogger("mcpfusion")
@@ -149,11 +149,11 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
     else:
         routes = [Route(options.path, endpoint=endpoint)]
     starlette = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
-    listen = LISTEN_HANDLERS.get(server)
+    hub = hub_of(server)
     # Called when shutdown starts: listen streams never end on their own, so they are
     # closed gracefully (each client gets its final result) instead of holding the grace
     # period open.
-    starlette.state.close_streams = listen.close if listen is not None else lambda: None
+    starlette.state.close_streams = hub.close_streams if hub is not None else lambda: None
     return starlette
 
 

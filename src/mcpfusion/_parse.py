@@ -89,20 +89,29 @@ def _integer(text: str | None) -> int | None:
         return None
 
 
-def _bullets(text: str, tag: str) -> list[str] | None:
+def _bullets(text: str, kind: BulletKind) -> tuple[list[str], str] | None:
+    """The bullet lines of a block of ``kind`` and its attribute's value ("" without)."""
+    tag, value = kind.tag, ""
     head, tail = f"<{tag}>\n", f"\n</{tag}>"
+    if kind.attribute is not None and not text.startswith(head):
+        opening = re.match(rf'<{tag} {kind.attribute}="([^"]*)">\n', text)
+        if opening is None:
+            return None
+        head, value = opening.group(0), html.unescape(opening.group(1))
     if not (text.startswith(head) and text.endswith(tail)) or len(text) < len(head + tail):
         return None
-    return [line[2:] for line in text[len(head) : len(text) - len(tail)].split("\n")]
+    return [line[2:] for line in text[len(head) : len(text) - len(tail)].split("\n")], value
 
 
-def _bullet_block(text: str) -> tuple[BulletKind, tuple[Any, ...]] | None:
-    """The kind and entries of a bullet block, or ``None`` if ``text`` is not a valid one."""
+def _bullet_block(text: str) -> tuple[BulletKind, tuple[Any, ...], str] | None:
+    """The kind, entries and attribute value of a bullet block, or ``None`` if ``text`` is
+    not a valid one."""
     for kind in BULLET_KINDS:
-        lines = _bullets(text, kind.tag)
-        if lines is not None:
+        found = _bullets(text, kind)
+        if found is not None:
+            lines, value = found
             try:
-                return kind, tuple(map(kind.read, lines))
+                return kind, tuple(map(kind.read, lines)), value
             except ValueError:  # a foreign server's suggestion naming no valid tool
                 return None
     return None
@@ -161,7 +170,7 @@ def parse(content: Iterable[Any]) -> ParsedResponse:
     error = parse_error(data_text)
     data, is_json = (None, False) if error is not None else _decode(data_text)
     ui: list[UIBlock] = []
-    bullets: dict[str, tuple[Any, ...]] = {}
+    bullets: dict[str, Any] = {}
     others: list[str] = []
     for text in rest:
         block = parse_ui_block(text)
@@ -169,8 +178,10 @@ def parse(content: Iterable[Any]) -> ParsedResponse:
         if block is not None:
             ui.append(block)
         elif bullet is not None:
-            kind, entries = bullet
+            kind, entries, value = bullet
             bullets[kind.field] = entries
+            if kind.attribute is not None:
+                bullets[kind.attribute] = value
         else:
             others.append(text)
     view = ResponseView(data, tuple(ui), (), **bullets)

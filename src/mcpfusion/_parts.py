@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from mcpfusion._format import (
     ACTION_SUGGESTIONS,
+    CACHE_INVALIDATION,
     DOMAIN_RULES,
     LLM_DIRECTIVES,
     UI_WIDTHS,
@@ -131,6 +132,10 @@ class ResponseView:
         directives: ``<llm_directives>`` entries.
         system_rules: ``<domain_rules>`` entries.
         suggestions: ``<action_suggestions>`` entries.
+        invalidations: ``<cache_invalidation>`` entries, the state-name patterns a
+            mutation made stale (SPEC §15).
+        caused_by: the ``{tool}.{action}`` whose success sent them (the block's
+            ``caused_by`` attribute; empty when none is known).
     """
 
     data: Any = None
@@ -139,6 +144,8 @@ class ResponseView:
     directives: tuple[str, ...] = ()
     system_rules: tuple[str, ...] = ()
     suggestions: tuple[Suggestion, ...] = ()
+    invalidations: tuple[str, ...] = ()
+    caused_by: str = ""
 
 
 def _text(entry: Any) -> str:
@@ -154,12 +161,15 @@ class BulletKind:
         tag: the block's tag.
         label: its name in the CLI.
         read: the entry a bullet line stands for (the line itself for text entries).
+        attribute: the ``ResponseView`` field sent as the opening tag's one attribute
+            (of the same name), when the block has one.
     """
 
     field: str
     tag: str
     label: str
     read: Callable[[str], Any] = str
+    attribute: str | None = None
 
     def lines(self, entries: tuple[Any, ...]) -> list[str]:
         """The entries' bullet lines: folded, neutralized, the empty and repeated dropped."""
@@ -179,5 +189,9 @@ BULLET_KINDS: Final = (
     BulletKind("directives", LLM_DIRECTIVES, "directives"),
     BulletKind("system_rules", DOMAIN_RULES, "rules"),
     BulletKind("suggestions", ACTION_SUGGESTIONS, "suggestions", _suggestion_of),
+    BulletKind("invalidations", CACHE_INVALIDATION, "invalidates", attribute="caused_by"),
 )
-"""The bullet blocks, in the order they are sent (SPEC §2, kinds 4 to 6)."""
+"""The bullet blocks, in the order they are sent (SPEC §2, kinds 4 to 7)."""
+
+BULLET_ATTRIBUTES: Final = tuple(kind.attribute for kind in BULLET_KINDS if kind.attribute)
+"""The ``ResponseView`` fields that are bullet blocks' attributes, not entries."""

@@ -453,4 +453,6 @@ class Scrubber:
             tuple(map(text, view.directives)),
             tuple(map(text, view.system_rules)),
             tuple(Suggestion(s.tool, text(s.reason)) for s in view.suggestions),
+            view.invalidations,
+            view.caused_by,
         )

@@ -14,6 +14,7 @@ from mcpfusion._content import EmbeddedResource, Image, ResourceLink
 from mcpfusion._errors import DefinitionError
 from mcpfusion._presenter import Presenter
 from mcpfusion._response import ToolResponse
+from mcpfusion._statesync import state_name
 
 CacheScope = Literal["public", "private"]
 
@@ -132,10 +133,10 @@ class Resource:
 
     @property
     def state_name(self) -> str:
-        """``scheme.first-segment``: ``billing://invoices/{id}`` is ``billing.invoices``."""
-        scheme, _, rest = self.uri.partition("://")
-        first = rest.split("/", 1)[0]
-        return f"{scheme}.{first}" if first and "{" not in first else scheme
+        """``scheme.first-name`` (SPEC §15, ``_statesync.state_name``):
+        ``billing://invoices/{id}`` is ``billing.invoices``; the scheme alone when the URI
+        names nothing fixed after it (``x://{id}``)."""
+        return state_name(self.uri) or self.uri.partition("://")[0].lower()
 
     def match(self, uri: str) -> dict[str, str] | None:
         """The variables' values when ``uri`` is this resource's (decoded), else ``None``."""

@@ -157,12 +157,16 @@ def render(
     blocks = [render_data(view.data, data_format, delimiter)]
     blocks.extend(block.text for block in view.ui_blocks)
     blocks.extend(block.text for block in view.embeds)
-    sent: dict[str, tuple[Any, ...]] = {}
+    sent: dict[str, Any] = {}
     for kind in BULLET_KINDS:
         entries: tuple[Any, ...] = getattr(view, kind.field)
         lines = kind.lines(entries) if entries else []
         if lines:
-            blocks.append(wire.bullet_block(kind.tag, lines))
+            attribute = None
+            if kind.attribute is not None:
+                attribute = (kind.attribute, getattr(view, kind.attribute))
+                sent[kind.attribute] = attribute[1]
+            blocks.append(wire.bullet_block(kind.tag, lines, attribute))
         sent[kind.field] = tuple(map(kind.read, lines))
     view = ResponseView(view.data, view.ui_blocks, view.embeds, **sent)
     ui_count = len(view.ui_blocks) + len(view.embeds)

@@ -10,19 +10,25 @@ from typing import Any, Protocol
 
 from mcp import types
 from mcp.server import Server, ServerRequestContext
-from mcp.server.subscriptions import ListenHandler, SubscriptionBus
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
 
 from mcpfusion._bearer import identity_of
+from mcpfusion._client import ClientChannel, ClientLacks, InputNeeded
 from mcpfusion._context import Progress
 from mcpfusion._failures import escaped, preview
 from mcpfusion._identity import Identity
 from mcpfusion._response import ToolResponse
+from mcpfusion._sdk_client import (
+    ClientHub,
+    ConnectionTracker,
+    SdkClient,
+    input_required,
+    missing_capability,
+)
 from mcpfusion._sdk_surface import advertise_extensions, sdk_content, surface_handlers
 
 logger = logging.getLogger("mcpfusion")
-
-LISTEN_HANDLERS: weakref.WeakKeyDictionary[Server[Any], ListenHandler] = weakref.WeakKeyDictionary()
-"""Each built server's ``subscriptions/listen`` handler, closed when serving stops."""
 
 
 class ServableApp(Protocol):
@@ -40,7 +46,9 @@ class ServableApp(Protocol):
     @property
     def local_identity(self) -> Identity | None: ...
 
-    def list_tools(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]: ...
+    def list_tools(
+        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
+    ) -> list[dict[str, Any]]: ...
 
     def scope_key(self, identity: Identity | None) -> frozenset[str] | None: ...
 
@@ -54,6 +62,7 @@ class ServableApp(Protocol):
         progress: Progress | None = None,
         meta: Mapping[str, Any] | None = None,
         identity: Identity | None = None,
+        client: ClientChannel | None = None,
     ) -> ToolResponse: ...
 
 
@@ -110,28 +119,41 @@ def build_server(
 
     Everything the model should read, including an exception the app failed to contain,
     is an ``isError`` result; a cancelled call propagates so the SDK drops its response.
+
+    Handlers talk to the client through ``_sdk_client`` (logs, questions, sampling,
+    roots); change notices go to ``subscription_bus`` (the SDK's in-memory bus by
+    default; a shared one fans them out across server processes) on 2026-07-28, and to
+    each connection on 2025-11-25.
     """
+    hub = ClientHub(subscription_bus or InMemorySubscriptionBus(), lambda ctx: caller(app, ctx))
     tools = [types.Tool.model_validate(tool) for tool in app.list_tools()]
     schemas = {tool.name: tool.input_schema for tool in tools}
-    # One result per set of scopes that changes what a caller sees, made once and shared;
-    # None is the caller who may call everything.
-    views: dict[frozenset[str] | None, types.ListToolsResult] = {
-        None: types.ListToolsResult(tools=tools)
+    # One result per set of scopes that changes what a caller sees (and per tenant, once
+    # tools are enabled per tenant), made once and shared; None is the caller who may call
+    # everything. Emptied when the catalog changes at run time.
+    views: dict[tuple[frozenset[str] | None, str | None], types.ListToolsResult] = {
+        (None, None): types.ListToolsResult(tools=tools)
     }
 
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        key = app.scope_key(caller(app, ctx))
+        identity = caller(app, ctx)
+        key = (app.scope_key(identity), identity.tenant if identity is not None else None)
         listed = views.get(key)
         if listed is None:
-            shown = [types.Tool.model_validate(tool) for tool in app.list_tools(key)]
+            found = app.list_tools(key[0], tenant=key[1])
+            shown = [types.Tool.model_validate(tool) for tool in found]
             listed = views[key] = types.ListToolsResult(tools=shown)
         return listed
 
+    async def changed(tenant: str | None) -> None:
+        views.clear()
+        await hub.tools_changed(tenant)
+
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         # Always handed over: the SDK sends nothing unless the client sent a progress token,
         # and the in-process client's callback has no token to look for. A report that
         # cannot be delivered is the app's to contain (Fusion's Request.progress logs it).
@@ -143,15 +165,19 @@ def build_server(
                 progress=progress,
                 meta=ctx.meta,
                 identity=caller(app, ctx),
+                client=SdkClient(ctx, params, hub),
             )
             if not isinstance(response, ToolResponse):
                 raise TypeError(f"call_tool returned {type(response).__name__}")
+        except InputNeeded as need:  # a question, asked by ending this round (2026-07-28)
+            return input_required(need)
+        except ClientLacks as lack:  # a declared requirement, refused as 2026-07-28 says
+            raise missing_capability(lack) from None
         except Exception:
             logger.exception("tool %s raised out of the app", preview(params.name))
             response = escaped(params.name)
         return to_call_tool_result(response)
 
-    listen = None if subscription_bus is None else ListenHandler(subscription_bus)
     server: Server[Any] = Server(
         app.name,
         version=app.version,
@@ -160,10 +186,38 @@ def build_server(
         get_tool_input_schema=schemas.get,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
-        on_subscriptions_listen=listen,
-        **surface_handlers(app),
+        **surface_handlers(app, hub),
     )
     advertise_extensions(server, app)
-    if listen is not None:
-        LISTEN_HANDLERS[server] = listen
+    _talk_to_clients(server, app, hub)
+    announce = getattr(app, "announce_changes", None)
+    if callable(announce):
+        announce(changed)
+    _HUBS[server] = hub
     return server
+
+
+_HUBS: weakref.WeakKeyDictionary[Server[Any], ClientHub] = weakref.WeakKeyDictionary()
+
+
+def hub_of(server: Server[Any]) -> ClientHub | None:
+    """The client hub of a server ``build_server`` made (the stdio hot path shares it)."""
+    return _HUBS.get(server)
+
+
+def _talk_to_clients(server: Server[Any], app: ServableApp, hub: ClientHub) -> None:
+    """Logging levels, listen streams and sealed request state (resource subscriptions are
+    the hub's too, registered with the resources: ``surface_handlers``)."""
+    # Registered directly: the constructor's keyword warns that logging is deprecated on
+    # 2026-07-28, which it is; 2025-11-25 clients still set their level with it.
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, hub.on_set_level)
+    server.add_request_handler(
+        "subscriptions/listen", types.SubscriptionsListenRequestParams, hub.on_listen
+    )
+    # The answers of earlier rounds travel in requestState: sealed under a key of this
+    # process (a multi-process deployment shares one through RequestStateSecurity).
+    server.middleware.append(
+        RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=app.name)
+    )
+    # Knows each 2025-11-25 connection, to tell it when its tool list changes.
+    server.middleware.append(ConnectionTracker(hub))

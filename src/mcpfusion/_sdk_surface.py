@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import weakref
 from typing import Any, Final, Literal, Protocol, runtime_checkable
 
 from mcp import types
@@ -74,65 +73,20 @@ def _error(exc: SurfaceError) -> MCPError:
     return MCPError(code, exc.message, None if exc.uri is None else {"uri": exc.uri})
 
 
-def _connection(ctx: ServerRequestContext[Any]) -> Any:
-    """The client connection a request came on: what a subscription belongs to.
+class Subscriptions(Protocol):
+    """Where ``resources/subscribe`` subscriptions are kept (``_sdk_client.ClientHub``): it
+    tells subscribers when a mutation changes what they follow (SPEC §15)."""
 
-    The SDK makes a ``ServerSession`` per request around the connection and offers no
-    public way to it (mcp 2.3); both can send ``notifications/resources/updated``.
-    """
-    return getattr(ctx.session, "_connection", ctx.session)
+    async def on_subscribe(
+        self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
+    ) -> types.EmptyResult: ...
 
-
-class ResourceSubscriptions:
-    """Who subscribed to which URI with ``resources/subscribe`` (2025-11-25 connections).
-
-    ``notify(uri)`` sends ``notifications/resources/updated`` to each subscriber of
-    ``uri``; a connection that ended is forgotten with it (held weakly).
-    """
-
-    def __init__(self) -> None:
-        self._by_uri: dict[str, weakref.WeakSet[Any]] = {}
-
-    def add(self, uri: str, session: Any) -> None:
-        """Subscribes ``session`` to ``uri``."""
-        self._by_uri.setdefault(uri, weakref.WeakSet()).add(session)
-
-    def discard(self, uri: str, session: Any) -> None:
-        """Unsubscribes ``session`` from ``uri``, if it was subscribed."""
-        sessions = self._by_uri.get(uri)
-        if sessions is not None:
-            sessions.discard(session)
-            if not sessions:
-                del self._by_uri[uri]
-
-    def uris(self) -> list[str]:
-        """The URIs someone is subscribed to."""
-        return [uri for uri, sessions in self._by_uri.items() if sessions]
-
-    async def notify(self, uri: str) -> None:
-        """Tells every subscriber of ``uri`` that it changed; a failed send is logged."""
-        for session in list(self._by_uri.get(uri, ())):
-            try:
-                await session.send_resource_updated(uri)
-            except Exception:
-                logger.warning("resources/updated for a subscriber failed", exc_info=True)
+    async def on_unsubscribe(
+        self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult: ...
 
 
-_SUBSCRIPTIONS: weakref.WeakKeyDictionary[Any, ResourceSubscriptions] = weakref.WeakKeyDictionary()
-
-
-def subscriptions_of(app: object) -> ResourceSubscriptions:
-    """The ``resources/subscribe`` subscribers of an app, shared by every server built for
-    it: ``await subscriptions_of(app).notify(uri)`` tells them ``uri`` changed."""
-    found = _SUBSCRIPTIONS.get(app)
-    if found is None:
-        found = _SUBSCRIPTIONS[app] = ResourceSubscriptions()
-    return found
-
-
-def surface_handlers(
-    app: object, subscriptions: ResourceSubscriptions | None = None
-) -> dict[str, Any]:
+def surface_handlers(app: object, subscriptions: Subscriptions) -> dict[str, Any]:
     """The ``Server`` keyword arguments that serve the app's resources, prompts and
     completions; empty when it has none (or is not a ``Fusion`` app)."""
     surface = getattr(app, "surface", None)
@@ -140,7 +94,7 @@ def surface_handlers(
         return {}
     found: dict[str, Any] = {}
     if surface.resources:
-        found.update(_resource_handlers(app, subscriptions or subscriptions_of(app)))
+        found.update(_resource_handlers(app, subscriptions))
     if surface.prompts:
         found.update(_prompt_handlers(app))
     completes = any(p.completers for p in surface.prompts.values()) or any(
@@ -151,7 +105,7 @@ def surface_handlers(
     return found
 
 
-def _resource_handlers(app: SurfaceApp, subscriptions: ResourceSubscriptions) -> dict[str, Any]:
+def _resource_handlers(app: SurfaceApp, subscriptions: Subscriptions) -> dict[str, Any]:
     surface = app.surface
 
     async def on_list_resources(
@@ -190,21 +144,14 @@ def _resource_handlers(app: SurfaceApp, subscriptions: ResourceSubscriptions) ->
         found = surface.find_resource(uri)
         if found is None or found[0].requires - scopes_of(_caller(app, ctx)):
             raise MCPError(types.INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri})
-        subscriptions.add(uri, _connection(ctx))
-        return types.EmptyResult()
-
-    async def on_unsubscribe(
-        ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
-    ) -> types.EmptyResult:
-        subscriptions.discard(str(params.uri), _connection(ctx))
-        return types.EmptyResult()
+        return await subscriptions.on_subscribe(ctx, params)
 
     return {
         "on_list_resources": on_list_resources,
         "on_list_resource_templates": on_list_resource_templates,
         "on_read_resource": on_read_resource,
         "on_subscribe_resource": on_subscribe,
-        "on_unsubscribe_resource": on_unsubscribe,
+        "on_unsubscribe_resource": subscriptions.on_unsubscribe,
     }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import pydantic_core
@@ -41,7 +41,7 @@ from mcpfusion._lines import (
     claimed_stdio,
     open_lines,
 )
-from mcpfusion._sdk import ServableApp, build_server
+from mcpfusion._sdk import ServableApp, build_server, hub_of
 
 __all__ = ["serve", "serve_stdio"]
 
@@ -110,7 +110,7 @@ class _Session:
                 serving.start_soon(self._server.run, sdk_reads, sdk_writes, options)
                 serving.start_soon(self._relay, from_sdk)
                 if self._app is not None and _on_asyncio():
-                    self._hot = HotPath(self._app, self._out)
+                    self._hot = HotPath(self._app, self._out, hub_of(self._server))
                 try:
                     async with to_sdk:
                         await self._read(to_sdk)
@@ -158,6 +158,8 @@ class _Session:
                 await self._refuse(request_id, INVALID_REQUEST, f"Invalid Request: {reason}")
                 continue
             if isinstance(parsed, dict):
+                if self._hot is not None and parsed.get("method") in _CLIENT_SETUP:
+                    self._hot_client_setup(parsed)
                 hot, version = self._hot, self._version
                 if hot is not None and version is not None and hot.take(parsed, version):
                     continue
@@ -313,12 +315,32 @@ class _Session:
             batch.waiting.clear()
             self._flush(batch)
 
+    def _hot_client_setup(self, message: dict[str, Any]) -> None:
+        """What the hot path must know of the client: its level, and whether it can be asked.
+
+        A client that declares elicitation, sampling or roots is served by the SDK alone,
+        which can ask it mid-call; the SDK still answers these messages.
+        """
+        params = message.get("params")
+        if not isinstance(params, dict) or self._hot is None:
+            return
+        if message.get("method") == "logging/setLevel":
+            self._hot.set_level(params.get("level"))
+            return
+        capabilities = params.get("capabilities")
+        if isinstance(capabilities, dict) and capabilities.keys() & _ASKABLE:
+            self._hot = None  # no call was taken yet: initialize comes first
+
     def _negotiated(self, message: types.JSONRPCResponse | types.JSONRPCError) -> None:
         """Learns the protocol version from the SDK's answer to ``initialize``."""
         if isinstance(message, types.JSONRPCResponse):
             version = message.result.get("protocolVersion")
             if version in HANDSHAKE_PROTOCOL_VERSIONS:
                 self._version = version
+
+
+_CLIENT_SETUP: Final = frozenset({"initialize", "logging/setLevel"})
+_ASKABLE: Final = frozenset({"elicitation", "sampling", "roots"})
 
 
 async def serve(

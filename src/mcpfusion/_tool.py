@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any, Final, Literal, Protocol, Self, TypeVar, overload
 
 from mcpfusion._action import NAME_PATTERN, Action
+from mcpfusion._client import Confirm, Feature
 from mcpfusion._errors import DefinitionError
 from mcpfusion._format import fold_lines
 from mcpfusion._presenter import Presenter
@@ -44,6 +45,10 @@ class Owner(Protocol):
 
     def _defining(self, tool: Tool, listed: Sequence[str]) -> None:
         """Checks that the app still takes definitions and that ``listed`` names are free."""
+        ...
+
+    async def _catalog_changed(self, tenant: str | None) -> None:
+        """Tells whoever serves the app that what ``tenant`` (or everyone) sees changed."""
         ...
 
 
@@ -124,9 +129,41 @@ class Tool:
         self._param_types = ParamTypes(name) if exposition != "flat" else None
         self._select = False
         self._toon = False
+        self._enabled = True
+        self._tenants: dict[str, bool] = {}  # tenant -> enabled, where it differs
 
     def __repr__(self) -> str:
         return f"Tool({self.name!r}, actions={list(self._actions)})"
+
+    # -- enabled at run time ---------------------------------------------------------------
+
+    def enabled_for(self, tenant: str | None) -> bool:
+        """Whether callers acting for ``tenant`` (``None``: for none) see and call it."""
+        return self._tenants.get(tenant, self._enabled) if tenant is not None else self._enabled
+
+    async def enable(self, *, tenant: str | None = None) -> None:
+        """Lists the tool again, for everyone or for one tenant's callers; connected clients
+        are told their tool list changed (``notifications/tools/list_changed``)."""
+        await self._switch(True, tenant)
+
+    async def disable(self, *, tenant: str | None = None) -> None:
+        """Stops listing the tool, for everyone or for one tenant's callers; calling it is
+        then ``UNKNOWN_TOOL``. Connected clients are told their tool list changed."""
+        await self._switch(False, tenant)
+
+    async def _switch(self, enabled: bool, tenant: str | None) -> None:
+        if tenant is not None and not isinstance(tenant, str):
+            raise TypeError(f"tenant is a str or None; got {tenant!r}")
+        if tenant is None:
+            if self._enabled == enabled and not self._tenants:
+                return
+            self._enabled = enabled
+            self._tenants.clear()
+        else:
+            if self.enabled_for(tenant) == enabled:
+                return
+            self._tenants[tenant] = enabled
+        await self._app._catalog_changed(tenant)
 
     @property
     def actions(self) -> Mapping[str, Action]:
@@ -191,6 +228,11 @@ class Tool:
         requires: Collection[str] | None = None,
         timeout: float | None = None,
         loggable: Collection[str] = (),
+        stale: bool = False,
+        fresh_for: float | None = None,
+        invalidates: Collection[str] = (),
+        confirm: bool | str | Confirm | None = None,
+        requires_client: Collection[Feature] = (),
     ) -> Callable[[F], F]: ...
 
     def action(
@@ -207,6 +249,11 @@ class Tool:
         requires: Collection[str] | None = None,
         timeout: float | None = None,
         loggable: Collection[str] = (),
+        stale: bool = False,
+        fresh_for: float | None = None,
+        invalidates: Collection[str] = (),
+        confirm: bool | str | Confirm | None = None,
+        requires_client: Collection[Feature] = (),
     ) -> Any:
         """Declares an action; use as ``@tool.action`` or ``@tool.action("name", ...)``.
 
@@ -225,6 +272,17 @@ class Tool:
                 gets ``TIMEOUT``.
             loggable: parameter names whose values an audit log may record (none by
                 default: arguments can hold personal data).
+            stale: what it returns is stale as soon as it is read: agents should call it
+                again rather than reuse an earlier result (SPEC §15).
+            fresh_for: seconds its result stays current (SPEC §15).
+            invalidates: state-name patterns a successful call makes stale, e.g.
+                ``["billing.*", "reports.revenue"]`` (SPEC §15).
+            confirm: ask the user before running it: ``True``, a message (``{name}``
+                placeholders take the arguments) or a ``Confirm`` (which also says what
+                to do when the client cannot ask).
+            requires_client: client features it cannot run without (``"elicitation"``,
+                ``"sampling"``, ``"roots"``): a client without them gets
+                ``UNSUPPORTED_BY_CLIENT``.
 
         Returns:
             The decorator; it registers the function and returns it unchanged.
@@ -250,6 +308,11 @@ class Tool:
                 loggable=loggable,
                 state_type=self._app.state_type,
                 style=self._app.style,
+                stale=stale,
+                fresh_for=fresh_for,
+                invalidates=invalidates,
+                confirm=confirm,
+                requires_client=requires_client,
             )
             self.add(action)
             return handler

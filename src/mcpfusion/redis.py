@@ -47,6 +47,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
+from mcpfusion._sdk_client import StateChanged, TenantResourceUpdated, TenantToolsListChanged
+
 __all__ = ["RedisEventStore", "RedisRateLimitStore", "RedisSubscriptionBus"]
 
 logger = logging.getLogger("mcpfusion")
@@ -164,11 +166,27 @@ _KINDS: Final[dict[type, str]] = {
 
 
 def encode_event(event: ServerEvent) -> bytes:
-    """The bytes a bus publishes for ``event``."""
-    fields: dict[str, str] = {"kind": _KINDS[type(event)]}
+    """The bytes a bus publishes for ``event``, with the fields mcpfusion's own events add
+    (the tenant an event is for; a state change's patterns and origin, SPEC §15)."""
+    fields: dict[str, Any] = {"kind": _kind(event)}
     if isinstance(event, ResourceUpdated):
         fields["uri"] = event.uri
+    tenant = getattr(event, "tenant", None)
+    if isinstance(tenant, str):
+        fields["tenant"] = tenant
+    if isinstance(event, StateChanged):
+        fields["patterns"] = list(event.patterns)
+        fields["origin"] = event.origin
     return json.dumps(fields).encode()
+
+
+def _kind(event: ServerEvent) -> str:
+    if isinstance(event, StateChanged):
+        return "state"
+    for kind in type(event).__mro__:
+        if kind in _KINDS:
+            return _KINDS[kind]
+    raise TypeError(f"no bus encoding for {type(event).__name__}")
 
 
 def decode_event(data: bytes | str) -> ServerEvent | None:
@@ -178,15 +196,29 @@ def decode_event(data: bytes | str) -> ServerEvent | None:
         kind = fields["kind"]
     except (ValueError, TypeError, KeyError):
         return None
+    if not isinstance(fields, dict):
+        return None
+    tenant = fields.get("tenant")
+    tenant = tenant if isinstance(tenant, str) else None
     if kind == "tools":
-        return ToolsListChanged()
+        return TenantToolsListChanged(tenant=tenant) if tenant else ToolsListChanged()
     if kind == "prompts":
         return PromptsListChanged()
     if kind == "resources":
         return ResourcesListChanged()
     uri = fields.get("uri")
-    if kind == "resource" and isinstance(uri, str):
-        return ResourceUpdated(uri=uri)
+    if not isinstance(uri, str):
+        return None
+    if kind == "resource":
+        return TenantResourceUpdated(uri=uri, tenant=tenant) if tenant else ResourceUpdated(uri)
+    patterns, origin = fields.get("patterns"), fields.get("origin")
+    if (
+        kind == "state"
+        and isinstance(patterns, list)
+        and all(isinstance(p, str) for p in patterns)
+        and isinstance(origin, int)
+    ):
+        return StateChanged(uri, tuple(patterns), tenant, origin)
     return None
 
 

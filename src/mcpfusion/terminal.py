@@ -181,7 +181,10 @@ def classify(result: ToolResult) -> Iterator[tuple[str, str, str]]:
             seen_ui += 1
             yield kind, _ui_label(kind, ui_block), text
             continue
-        kind = next((k.label for k in BULLET_KINDS if text.startswith(f"<{k.tag}>\n")), "other")
+        kind = next(
+            (k.label for k in BULLET_KINDS if text.startswith((f"<{k.tag}>\n", f"<{k.tag} "))),
+            "other",
+        )
         yield kind, kind, text
 
 

@@ -113,7 +113,10 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     Clause(
         "S02.3",
         "With state sync, the <cache_invalidation> block is the seventh and last kind, 0 or 1 of it.",
-        pending="issue 14",
+        tests=(
+            "tests/conformance/test_s15_state_sync.py::test_success_ends_with_the_invalidation_block",
+            "tests/conformance/test_s15_state_sync.py::test_builder_entries_come_first_and_the_block_is_last",
+        ),
     ),
     Clause(
         "S02.4",
@@ -816,6 +819,28 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/unit/test_middleware.py::test_timeout_cancels_the_handler_and_answers_timeout",
         ),
     ),
+    Clause(
+        "S09.16",
+        "A call needing a client feature the client lacks is UNSUPPORTED_BY_CLIENT, before the handler when declared.",
+        tests=(
+            "tests/conformance/test_s09_client.py::test_unsupported_by_client_envelope",
+            "tests/conformance/test_s09_client.py::test_proceed_policy_runs_unasked",
+            "tests/unit/test_sdk_client.py::test_a_declared_requirement_is_refused_as_each_era_says",
+        ),
+    ),
+    Clause(
+        "S09.17",
+        "A confirm= action runs only on an accepted confirm: true; anything else is NOT_CONFIRMED.",
+        tests=(
+            "tests/conformance/test_s09_client.py::test_not_confirmed_envelope",
+            "tests/conformance/test_s09_client.py::test_confirmed_runs",
+        ),
+    ),
+    Clause(
+        "S09.18",
+        "An accepted answer that does not fit the schema is INVALID_ANSWER, naming the fields only.",
+        tests=("tests/conformance/test_s09_client.py::test_invalid_answer_envelope",),
+    ),
     # -- 10. TOON ----------------------------------------------------------------------
     Clause(
         "S10.1",
@@ -1319,36 +1344,75 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s16_redaction.py::test_every_block_carries_the_censor_output",
         ),
     ),
-    # -- 15. State sync: the invalidation block ----------------------------------------
+    # -- 15. State sync -------------------------------------------------------------------
     Clause(
         "S15.1",
-        "An action may declare invalidates patterns in the exposition's spelling, '*' matching one name segment.",
-        pending="issue 14",
+        "An action's state name is {tool}.{action}; a resource's is {scheme}.{name} from its URI.",
+        tests=("tests/conformance/test_s15_state_sync.py::test_state_names_and_matching",),
     ),
     Clause(
         "S15.2",
-        'A successful call ends with one <cache_invalidation caused_by="{tool}.{action}"> block; a failed call emits none.',
-        pending="issue 14",
+        "invalidates patterns are dot-separated names, '*' standing for exactly one segment.",
+        tests=(
+            "tests/conformance/test_s15_state_sync.py::test_state_names_and_matching",
+            "tests/conformance/test_s15_state_sync.py::test_bad_patterns_and_options_raise_where_written",
+        ),
     ),
     Clause(
         "S15.3",
-        "caused_by is escaped like every attribute.",
-        pending="issue 14",
+        "A pattern matching no state name, or invalidates on a read-only action, is a definition error.",
+        tests=(
+            "tests/conformance/test_s15_state_sync.py::test_patterns_matching_nothing_are_a_definition_error",
+            "tests/conformance/test_s15_state_sync.py::test_bad_patterns_and_options_raise_where_written",
+        ),
     ),
     Clause(
         "S15.4",
-        "Invalidation entries follow section 8: one per line, folded, neutralized, de-duplicated, in declaration order.",
-        pending="issue 14",
+        'A successful call ends with one <cache_invalidation caused_by="{tool}.{action}"> block, after every other kind.',
+        tests=(
+            "tests/conformance/test_s15_state_sync.py::test_success_ends_with_the_invalidation_block",
+            "tests/conformance/test_s15_state_sync.py::test_builder_entries_come_first_and_the_block_is_last",
+        ),
     ),
     Clause(
         "S15.5",
-        "A pattern that matches no action in the catalog is a definition error.",
-        pending="issue 14",
+        "caused_by is escaped like every attribute.",
+        tests=(
+            "tests/conformance/test_s15_state_sync.py::test_caused_by_is_escaped_like_every_attribute",
+            "tests/conformance/test_s15_state_sync.py::test_a_builder_returned_by_an_action_is_caused_by_it",
+        ),
     ),
     Clause(
         "S15.6",
-        "A stale action is marked ' (always refetch)' after its description in the grouped description.",
-        pending="issue 14",
+        "Entries follow section 8, the response's own first, then the action's patterns in declaration order.",
+        tests=(
+            "tests/conformance/test_s15_state_sync.py::test_entries_follow_the_bullet_rules",
+            "tests/conformance/test_s15_state_sync.py::test_builder_entries_come_first_and_the_block_is_last",
+        ),
+    ),
+    Clause(
+        "S15.7",
+        "A failed call emits no invalidation block and notifies nobody.",
+        tests=(
+            "tests/conformance/test_s15_state_sync.py::test_a_failed_call_emits_no_block_and_notifies_nobody",
+        ),
+    ),
+    Clause(
+        "S15.8",
+        "After a successful mutation, subscribers of matching resource URIs get notifications/resources/updated, same tenant only.",
+        tests=(
+            "tests/unit/test_sdk_client.py::test_updates_go_to_matching_subscribers_of_the_same_tenant",
+            "tests/unit/test_sdk_client.py::test_listen_streams_hear_their_tenant_only",
+            "tests/e2e/test_surface_e2e.py::test_a_subscriber_hears_of_a_mutation",
+        ),
+    ),
+    Clause(
+        "S15.9",
+        "stale or fresh_for (not both) mark the description: grouped bullet, TOON desc, flat description.",
+        tests=(
+            "tests/conformance/test_s15_state_sync.py::test_freshness_markers_in_every_description_form",
+            "tests/conformance/test_s15_state_sync.py::test_bad_patterns_and_options_raise_where_written",
+        ),
     ),
     # -- 16. Redaction -----------------------------------------------------------------
     Clause(

@@ -10,6 +10,7 @@ left out. Serve it with ``mcpfusion run tests/conformance_suite/fixture.py:app -
 from __future__ import annotations
 
 import base64
+import json
 from typing import Annotated, Literal
 
 import anyio
@@ -198,3 +199,233 @@ def test_prompt_with_embedded_resource(
 def test_prompt_with_image() -> list[Message]:
     """A prompt that includes image content."""
     return [user(Image(PNG)), user("Please analyze the image above.")]
+
+
+# -- Talking to the client: logging, sampling, elicitation, input-required rounds, list
+# changes. Each handler asks through the context; the adapter picks the protocol's way
+# (a mid-call request on 2025-11-25, an input_required round on 2026-07-28).
+
+
+@test.action("tool_with_logging", read_only=True)
+async def tool_with_logging(ctx: Context) -> str:
+    """Tests tool that emits log messages during execution."""
+    for step in ("Tool execution started", "Tool processing data"):
+        await ctx.log("info", step)
+        await anyio.sleep(0.05)
+    await ctx.log("info", "Tool execution completed")
+    return "Tool with logging executed successfully"
+
+
+@test.action("logging_tool", read_only=True)
+async def logging_tool(ctx: Context) -> str:
+    """Logs once on the request-scoped channel (SEP-2575)."""
+    await ctx.log("info", "test_logging_tool ran")
+    return "logged through the request-scoped, logLevel-gated channel"
+
+
+@test.action("sampling", read_only=True)
+async def sampling(ctx: Context, prompt: str) -> str:
+    """Tests server-initiated sampling (LLM completion request)."""
+    reply = await ctx.sample(prompt, max_tokens=100)
+    return f"LLM response: {reply.text or 'No response'}"
+
+
+class UserResponse(BaseModel):
+    """What test_elicitation asks for."""
+
+    response: str = Field(description="User's response")
+
+
+@test.action("elicitation", read_only=True)
+async def elicitation(ctx: Context, message: str) -> str:
+    """Tests server-initiated elicitation (user input request)."""
+    answer = await ctx.elicit(message, UserResponse)
+    content = answer.data.model_dump_json() if answer.accepted else "{}"
+    return f"User response: action={answer.action}, content={content}"
+
+
+class Defaults(BaseModel):
+    """SEP-1034: a default for every primitive type."""
+
+    name: str = Field(default="John Doe", description="User name")
+    age: int = Field(default=30, description="User age")
+    score: float = Field(default=95.5, description="User score")
+    status: Literal["active", "inactive", "pending"] = Field(
+        default="active", description="User status"
+    )
+    verified: bool = Field(default=True, description="Verification status")
+
+
+@test.action("elicitation_sep1034_defaults", read_only=True)
+async def elicitation_sep1034_defaults(ctx: Context) -> str:
+    """Tests elicitation with default values for all primitive types (SEP-1034)."""
+    answer = await ctx.elicit("Please provide user information", Defaults)
+    content = answer.data.model_dump_json() if answer.accepted else "{}"
+    return f"Elicitation result: action={answer.action}, content={content}"
+
+
+ENUM_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "untitledSingle": {
+            "type": "string",
+            "description": "Simple enum without titles",
+            "enum": ["active", "inactive", "pending"],
+        },
+        "titledSingle": {
+            "type": "string",
+            "description": "Enum with titled options (oneOf)",
+            "oneOf": [
+                {"const": "low", "title": "Low Priority"},
+                {"const": "medium", "title": "Medium Priority"},
+                {"const": "high", "title": "High Priority"},
+            ],
+        },
+        "untitledMulti": {
+            "type": "array",
+            "description": "Multi-select without titles",
+            "items": {"type": "string", "enum": ["read", "write", "execute"]},
+        },
+        "titledMulti": {
+            "type": "array",
+            "description": "Multi-select with titled options",
+            "items": {
+                "anyOf": [
+                    {"const": "feature", "title": "New Feature"},
+                    {"const": "bug", "title": "Bug Fix"},
+                    {"const": "docs", "title": "Documentation"},
+                ]
+            },
+        },
+        "legacyEnum": {
+            "type": "string",
+            "description": "Legacy enum with enumNames",
+            "enum": ["small", "medium", "large"],
+            "enumNames": ["Small Size", "Medium Size", "Large Size"],
+        },
+    },
+    "required": ["untitledSingle", "titledSingle", "untitledMulti", "titledMulti", "legacyEnum"],
+}
+
+
+@test.action("elicitation_sep1330_enums", read_only=True)
+async def elicitation_sep1330_enums(ctx: Context) -> str:
+    """Tests elicitation with enum schema variations per SEP-1330."""
+    answer = await ctx.elicit("Please select values using different enum schema types", ENUM_SCHEMA)
+    content = json.dumps(answer.data, separators=(",", ":")) if answer.accepted else "{}"
+    return f"Elicitation completed: action={answer.action}, content={content}"
+
+
+@test.action("streaming_elicitation", read_only=True)
+async def streaming_elicitation(ctx: Context) -> str:
+    """A tool that needs elicitation (SEP-2575 / SEP-2322)."""
+    answer = await ctx.elicit("The stateless streaming probe asks for a word", UserResponse)
+    return f"elicitation {answer.action}"
+
+
+@test.action("missing_capability", read_only=True, requires_client=["sampling"])
+async def missing_capability() -> str:
+    """Needs the client's sampling capability (SEP-2575)."""
+    return "Client declared sampling capability; proceeding."
+
+
+class Name(BaseModel):
+    """A name, asked for."""
+
+    name: str
+
+
+class Confirmation(BaseModel):
+    """A yes or no."""
+
+    ok: bool
+
+
+class Color(BaseModel):
+    """A favourite colour."""
+
+    color: str
+
+
+@test.action("input_required_result_elicitation", read_only=True)
+async def input_required_result_elicitation(ctx: Context) -> str:
+    """Tests InputRequiredResult with a single elicitation request."""
+    answer = await ctx.elicit("What is your name?", Name, key="user_name")
+    return f"Hello, {answer.data.name if answer.accepted else 'stranger'}!"
+
+
+@test.action("input_required_result_sampling", read_only=True)
+async def input_required_result_sampling(ctx: Context) -> str:
+    """Tests InputRequiredResult with a single sampling request."""
+    reply = await ctx.sample(
+        "What is the capital of France?", max_tokens=100, key="capital_question"
+    )
+    return f"Model said: {reply.text or '?'}"
+
+
+@test.action("input_required_result_list_roots", read_only=True)
+async def input_required_result_list_roots(ctx: Context) -> str:
+    """Tests InputRequiredResult with a single roots/list request."""
+    return f"Client exposed {len(await ctx.list_roots(key='client_roots'))} root(s)."
+
+
+@test.action("input_required_result_request_state", read_only=True)
+async def input_required_result_request_state(ctx: Context) -> str:
+    """Tests requestState round-tripping in the InputRequiredResult flow."""
+    await ctx.elicit("Please confirm", Confirmation, key="confirm")
+    return "state-ok: confirmation received"
+
+
+@test.action("input_required_result_multiple_inputs", read_only=True)
+async def input_required_result_multiple_inputs(ctx: Context) -> str:
+    """Tests InputRequiredResult carrying elicitation, sampling and roots requests together."""
+    await ctx.gather(
+        ctx.elicit("What is your name?", Name, key="user_name"),
+        ctx.sample("Generate a greeting", max_tokens=50, key="greeting"),
+        ctx.list_roots(key="client_roots"),
+    )
+    return "All inputs received."
+
+
+@test.action("input_required_result_multi_round", read_only=True)
+async def input_required_result_multi_round(ctx: Context) -> str:
+    """Tests a three-round InputRequiredResult flow with evolving requestState."""
+    name = await ctx.elicit("Step 1: What is your name?", Name, key="step1")
+    color = await ctx.elicit("Step 2: What is your favorite color?", Color, key="step2")
+    who = name.data.name if name.accepted else None
+    return f"{who} likes {color.data.color if color.accepted else None}."
+
+
+@test.action("input_required_result_tampered_state", read_only=True)
+async def input_required_result_tampered_state(ctx: Context) -> str:
+    """Tests that the server rejects a tampered requestState echo (the SDK's boundary)."""
+    await ctx.elicit("Please confirm", Confirmation, key="confirm")
+    return "state-ok: round-1"
+
+
+@test.action("input_required_result_capabilities", read_only=True)
+async def input_required_result_capabilities(ctx: Context) -> str:
+    """Tests that input requests only use what the client declared."""
+    if ctx.supports("sampling"):
+        await ctx.sample("Say hello", max_tokens=50, key="sample")
+    if ctx.supports("elicitation"):
+        await ctx.elicit("What is your name?", Name, key="ask")
+    return "capability-gated"
+
+
+# A tool that appears and disappears at run time: test_trigger_tool_change announces it.
+dynamic = app.tool("dynamic", exposition="flat", enabled=False)
+
+
+@dynamic.action("tool", read_only=True)
+def dynamic_tool() -> str:
+    """A tool enabled and disabled by test_trigger_tool_change."""
+    return "dynamic"
+
+
+@test.action("trigger_tool_change")
+async def trigger_tool_change() -> str:
+    """Mutates the tool list and announces it to subscriptions/listen streams (SEP-2575)."""
+    await dynamic.enable()
+    await dynamic.disable()
+    return "tool list changed"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpfusion.testing import FusionTester
+from mcpfusion.testing import FakeClient, FusionTester
 from tests.conformance_suite import run
 from tests.conformance_suite.fixture import app
 
@@ -87,17 +87,79 @@ def test_judging_finds_unlisted_shortfalls_and_stale_entries() -> None:
 def test_the_fixture_lists_the_tools_the_suite_calls() -> None:
     """The fixture's tools carry the names the suite's scenarios call."""
     names = {tool["name"] for tool in app.list_tools()}
-    assert names == {
-        "test_simple_text",
-        "test_error_handling",
-        "test_tool_with_progress",
-        "test_x_mcp_header",
-        "json_schema_2020_12_tool",
-        "test_image_content",
-        "test_audio_content",
-        "test_embedded_resource",
-        "test_multiple_content_types",
+    assert (
+        names
+        == {
+            "test_simple_text",
+            "test_error_handling",
+            "test_tool_with_progress",
+            "test_x_mcp_header",
+            "json_schema_2020_12_tool",
+            "test_image_content",
+            "test_audio_content",
+            "test_embedded_resource",
+            "test_multiple_content_types",
+        }
+        | TALKING
+    )
+
+
+TALKING = (
+    {f"test_{name}" for name in ("tool_with_logging", "logging_tool", "sampling")}
+    | {
+        f"test_{name}"
+        for name in (
+            "elicitation",
+            "elicitation_sep1034_defaults",
+            "elicitation_sep1330_enums",
+            "streaming_elicitation",
+            "missing_capability",
+            "trigger_tool_change",
+        )
     }
+    | {
+        f"test_input_required_result_{name}"
+        for name in (
+            "elicitation",
+            "sampling",
+            "list_roots",
+            "request_state",
+            "multiple_inputs",
+            "multi_round",
+            "tampered_state",
+            "capabilities",
+        )
+    }
+)
+"""The tools that talk to the client (logging, questions, sampling, list changes)."""
+
+
+def test_the_talking_tools_answer_as_the_suite_expects() -> None:
+    """Logs, questions and sampling go through the client; the answers come back as the
+    reference server writes them."""
+    client = FakeClient(
+        answers=[("accept", {"response": "yes"}), ("decline", None)], replies=["Paris"]
+    )
+    tester = FusionTester(app, client=client)
+    assert tester.call_sync("test_tool_with_logging").text == (
+        "Tool with logging executed successfully"
+    )
+    assert [log.data for log in client.logs] == [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ]
+    assert tester.call_sync("test_elicitation", message="Hi?").text == (
+        'User response: action=accept, content={"response":"yes"}'
+    )
+    assert tester.call_sync("test_elicitation_sep1330_enums").text == (
+        "Elicitation completed: action=decline, content={}"
+    )
+    assert tester.call_sync("test_sampling", prompt="Capital?").text == "LLM response: Paris"
+    refused = FusionTester(app).call_sync("test_missing_capability")
+    assert refused.error_code == "UNSUPPORTED_BY_CLIENT"
+    assert tester.call_sync("test_trigger_tool_change").text == "tool list changed"
+    assert "dynamic_tool" not in {t["name"] for t in app.list_tools()}
 
 
 def test_the_fixture_answers_as_the_suite_expects() -> None:

@@ -24,7 +24,7 @@ import httpx2
 from mcp import Client, StdioServerParameters, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp.types import TextContent
+from mcp.types import LoggingMessageNotificationParams, TextContent
 
 from examples.billing import demo_keys, seed
 from examples.billing.db import Ledger
@@ -79,6 +79,8 @@ class Session:
     calls: list[Call]
     ids: Ids
     exchanges: list[Exchange] = field(default_factory=list)
+    logs: list[tuple[str, Any]] = field(default_factory=list)
+    """The log messages the server sent (``notifications/message``): level and data."""
 
     def exchange(self, method: str, **params: Any) -> Exchange:
         """The first recorded ``method`` request with exactly these parameters."""
@@ -225,25 +227,31 @@ async def exchange(client: Client, method: str, params: dict[str, Any]) -> Excha
 
 
 @asynccontextmanager
-async def connect(server: StdioServerParameters | str) -> AsyncIterator[Client]:
+async def connect(server: StdioServerParameters | str, **options: Any) -> AsyncIterator[Client]:
     """The official client: over stdio as the local operator, over HTTP with Northwind's
     read-write API key (the same identity, so both record the same results)."""
     if not isinstance(server, str):
-        async with Client(server) as client:
+        async with Client(server, **options) as client:
             yield client
         return
     headers = {"Authorization": f"Bearer {demo_keys.NORTHWIND_WRITE}"}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=30) as http,
-        Client(streamable_http_client(server, http_client=http)) as client,
+        Client(streamable_http_client(server, http_client=http), **options) as client,
     ):
         yield client
 
 
 async def record(server: StdioServerParameters | str, ids: Ids) -> Session:
-    """Lists the tools and makes every scripted call through the official client."""
+    """Lists the tools and makes every scripted call through the official client, which
+    asks for every log message (``log_level="debug"``)."""
+    logs: list[tuple[str, Any]] = []
+
+    async def heard(params: LoggingMessageNotificationParams) -> None:
+        logs.append((params.level, params.data))
+
     with anyio.fail_after(60):
-        async with connect(server) as client:
+        async with connect(server, logging_callback=heard, log_level="debug") as client:
             listed = await client.list_tools()
             tools = [
                 t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools
@@ -262,7 +270,7 @@ async def record(server: StdioServerParameters | str, ids: Ids) -> Session:
             exchanges = [
                 await exchange(client, method, params) for method, params in surface_sweep(ids)
             ]
-    return Session(tools, calls, ids, exchanges)
+    return Session(tools, calls, ids, exchanges, logs)
 
 
 def _drain(stream: Any, lines: queue.Queue[str]) -> None:

@@ -63,7 +63,7 @@ _reference: dict[str, Session] = {}
 
 
 def everything(session: Session) -> Iterator[str]:
-    """Every text the client received: tool definitions, blocks, structured content."""
+    """Every text the client received: tool definitions, blocks, structured content, logs."""
     yield json.dumps(session.tools, ensure_ascii=False)
     for call in session.calls:
         yield from call.texts
@@ -71,6 +71,8 @@ def everything(session: Session) -> Iterator[str]:
             yield json.dumps(call.structured, ensure_ascii=False)
     for exchange in session.exchanges:
         yield json.dumps([exchange.result, exchange.error], ensure_ascii=False)
+    for level, data in session.logs:
+        yield json.dumps([level, data], ensure_ascii=False)
 
 
 def keys_of(value: Any) -> Iterator[str]:
@@ -364,20 +366,33 @@ def test_select_cannot_reach_a_masked_field(session: Session) -> None:
 
 
 def test_remind_is_idempotent_and_says_ok(session: Session) -> None:
-    """remind answers OK, twice, and NOT_FOUND for an unknown invoice."""
+    """remind answers OK, twice, and NOT_FOUND for an unknown invoice; each reminder sent
+    is logged to the client with the invoice id alone."""
     calls = [c for c in session.calls if c.arguments.get("action") == "remind"]
     assert [c.texts for c in calls[:2]] == [("OK",), ("OK",)]
     error = parse(calls[2].texts).error
     assert error is not None and error.code == "NOT_FOUND"
+    overdue = session.ids.overdue
+    sent = {"message": f"Payment reminder sent for {overdue}.", "data": {"invoice_id": overdue}}
+    assert session.logs == [("info", sent), ("info", sent)]
 
 
 def test_mark_paid(session: Session) -> None:
-    """mark_paid returns the paid invoice; a paid one is CONFLICT, an unknown one NOT_FOUND."""
+    """mark_paid returns the paid invoice and what it made stale (this client cannot be
+    asked, so it proceeds); a paid one is CONFLICT, an unknown one NOT_FOUND, and neither
+    invalidates anything."""
     done = session.find("billing", action="mark_paid", invoice_id=session.ids.pending)
-    assert parse(done.texts).view.data["status"] == "paid"
+    parsed = parse(done.texts).view
+    assert parsed.data["status"] == "paid"
     assert "action_suggestions" not in kinds(done.texts)
+    assert (parsed.caused_by, parsed.invalidations) == (
+        "billing.mark_paid",
+        ("billing.*", "reports.*"),
+    )
+    assert done.texts[-1].startswith('<cache_invalidation caused_by="billing.mark_paid">')
     conflict = session.find("billing", action="mark_paid", invoice_id=session.ids.paid)
     missing = session.find("billing", action="mark_paid", invoice_id=MISSING_INVOICE)
+    assert not any("cache_invalidation" in text for text in conflict.texts + missing.texts)
     assert conflict.is_error and missing.is_error
     assert conflict.texts[0].startswith('<tool_error code="CONFLICT" severity="error">')
     assert missing.texts[0].startswith('<tool_error code="NOT_FOUND" severity="error">')
@@ -471,3 +486,4 @@ def test_every_transport_records_the_same_session(session: Session) -> None:
         (c.texts, c.is_error, c.structured) for c in reference.calls
     ]
     assert session.exchanges == reference.exchanges
+    assert session.logs == reference.logs

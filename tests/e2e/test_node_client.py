@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.e2e.servers import HERE, REPO, TARGET
+from tests.e2e.servers import HERE, REPO, TARGET, http_server
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -41,6 +41,7 @@ def node_client() -> Path:
             timeout=300,
         )
     # Beside node_modules, so that Node resolves the SDK's bare import specifiers.
+    shutil.copyfile(HERE / "node_talking.mjs", SCRATCH / "node_talking.mjs")
     script = SCRATCH / "node_client.mjs"
     shutil.copyfile(HERE / "node_client.mjs", script)
     return script
@@ -90,3 +91,42 @@ async def test_typescript_client_takes_a_warning_on_a_structured_action(
     assert printed["result"]["isError"] is True
     assert "structuredContent" not in printed["result"]
     assert 'severity="warning"' in printed["result"]["content"][0]["text"]
+
+
+SURFACE = f"{HERE / 'surface_app.py'}:app"
+ANSWERS = [
+    ({"action": "accept", "content": {"reason": "rent"}}, "rent/hi"),
+    ({"action": "decline"}, "decline/hi"),
+    ({"action": "cancel"}, "cancel/hi"),
+]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize(("answer", "said"), ANSWERS)
+async def test_typescript_client_is_asked_sampled_and_logged_to(
+    node_client: Path, transport: str, answer: dict[str, Any], said: str
+) -> None:
+    """The TypeScript SDK answers a question and a sampling request, and hears the log
+    messages at the level it set, and no others."""
+    script = str(node_client.with_name("node_talking.mjs"))
+    if transport == "stdio":
+        endpoint = json.dumps([sys.executable, "-m", "mcpfusion.cli", "run", SURFACE])
+        printed = await _run_surface(script, "stdio", endpoint, answer)
+    else:
+        async with http_server(target=SURFACE) as url:
+            printed = await _run_surface(script, "http", url, answer)
+    assert printed["chat"]["content"] == [{"type": "text", "text": said}]
+    assert printed["hello"]["content"] == [{"type": "text", "text": "hello"}]
+    assert printed["questions"] == ["Why?"]
+    assert printed["logs"] == [["warning", {"message": "warning line", "data": {"n": 1}}]]
+
+
+async def _run_surface(
+    script: str, mode: str, endpoint: str, answer: dict[str, Any]
+) -> dict[str, Any]:
+    command = ["node", script, mode, endpoint, json.dumps(answer)]
+    with anyio.fail_after(60):
+        done = await anyio.run_process(command, cwd=SCRATCH, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    printed: dict[str, Any] = json.loads(done.stdout)
+    return printed

@@ -1,10 +1,9 @@
-"""The scale-out suite's servers: small apps for the CLI, and the billing example publishing
-an invalidation on every payment.
+"""The scale-out suite's servers: small apps for the CLI, and the billing example over a
+Redis bus.
 
 ``python -m tests.scale.apps --db PATH --redis-url URL`` serves the billing example
-(stateless, port 0) wrapped so that each successful ``mark_paid`` publishes
-``ResourceUpdated("billing://invoices/<id>")`` on the Redis bus: the publisher the
-resources issue will put in the app itself.
+(stateless, port 0) on a Redis bus: each successful ``mark_paid`` invalidates
+``billing.*`` (SPEC §15), which tells every replica's listen streams following an invoice.
 """
 
 from __future__ import annotations
@@ -13,16 +12,14 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Collection, Mapping
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import anyio
-from mcp.server.subscriptions import ResourceUpdated, SubscriptionBus
 
 from examples.billing import tenants
 from examples.billing.server import create_app
-from mcpfusion import Context, Fusion, HttpOptions, Identity, ToolResponse
+from mcpfusion import Context, Fusion, HttpOptions
 from mcpfusion.middleware import rate_limit
 from mcpfusion.redis import RedisSubscriptionBus
 from mcpfusion.server import run_http
@@ -71,44 +68,8 @@ async def steps(ctx: Context, count: int, pause: float = 0.1) -> str:
     return f"done {count} in {os.getpid()}"
 
 
-# -- the billing example, publishing invalidations ------------------------------------------
-
-
-class Publishing:
-    """The billing app, publishing ``ResourceUpdated`` for every invoice a call pays."""
-
-    def __init__(self, app: Fusion, bus: SubscriptionBus) -> None:
-        self.app = app
-        self.bus = bus
-        self.name = app.name
-        self.version = app.version
-        self.instructions = app.instructions
-        self.local_identity = app.local_identity
-
-    def list_tools(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
-        return self.app.list_tools(scopes)
-
-    def scope_key(self, identity: Identity | None) -> frozenset[str] | None:
-        return self.app.scope_key(identity)
-
-    def running(self) -> AbstractAsyncContextManager[Any]:
-        return self.app.running()
-
-    async def call_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        **options: Any,
-    ) -> ToolResponse:
-        response = await self.app.call_tool(name, arguments, **options)
-        arguments = arguments or {}
-        if name == "billing" and arguments.get("action") == "mark_paid" and not response.is_error:
-            await self.bus.publish(ResourceUpdated(invoice_uri(str(arguments["invoice_id"]))))
-        return response
-
-
 def main(argv: list[str] | None = None) -> None:
-    """Serves the publishing billing app, stateless, on a free port."""
+    """Serves the billing app, stateless, on a free port, on the Redis bus."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--db", required=True)
     parser.add_argument("--redis-url", required=True)
@@ -124,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
         auth=tenants.auth("http://127.0.0.1/mcp"),
         subscription_bus=bus,
     )
-    run_http(Publishing(app, bus), options)
+    run_http(app, options)
 
 
 if __name__ == "__main__":

@@ -58,10 +58,17 @@ async def test_a_payment_on_one_replica_reaches_a_listener_on_another_across_a_r
                 uris = [invoice_uri(i) for i in unpaid]
                 async with on_b.listen(resource_subscriptions=uris) as events:
                     # The first payment: from A's handler to B's listener through Redis.
+                    # It invalidates billing.*, so B is told of every invoice it follows.
                     await pay(on_a, unpaid[0])
+                    told = set()
                     with anyio.fail_after(10):
-                        event = await events.__anext__()
-                    assert event == ResourceUpdated(invoice_uri(unpaid[0]))
+                        told.add(await events.__anext__())
+                    while len(told) < len(uris):
+                        with anyio.move_on_after(2):
+                            told.add(await events.__anext__())
+                            continue
+                        break
+                    assert told == {ResourceUpdated(uri) for uri in uris}
 
                     # Redis down: every call still answers; the event is lost (at most once).
                     redis.stop()
@@ -79,7 +86,7 @@ async def test_a_payment_on_one_replica_reaches_a_listener_on_another_across_a_r
                                 break
                     assert received
                     assert isinstance(received[0], ResourceUpdated)
-                    assert received[0].uri in uris[6:]
+                    assert received[0].uri in uris
 
                     # SIGTERM on B ends its listen stream gracefully (a final result, not
                     # a dropped connection) at once, not after the grace period.

@@ -146,7 +146,7 @@ class Stub:
 
     local_identity = None
 
-    def list_tools(self, scopes: Any = None) -> list[dict[str, Any]]:
+    def list_tools(self, scopes: Any = None, *, tenant: Any = None) -> list[dict[str, Any]]:
         """One tool taking anything."""
         return [{"name": "t", "inputSchema": {"type": "object"}}]
 
@@ -166,6 +166,7 @@ class Stub:
         progress: Any = None,
         meta: Mapping[str, Any] | None = None,
         identity: Any = None,
+        client: Any = None,
     ) -> Any:
         """The outcome; with ``{"wait": true}`` only once released (or cancelled)."""
         self.metas.append(meta)

@@ -67,7 +67,9 @@ class StubApp:
 
     local_identity = None
 
-    def list_tools(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
+    def list_tools(
+        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
+    ) -> list[dict[str, Any]]:
         self.listed += 1
         return [dict(TOOL)]
 
@@ -85,6 +87,7 @@ class StubApp:
         progress: Progress | None = None,
         meta: Mapping[str, Any] | None = None,
         identity: Identity | None = None,
+        client: Any = None,
     ) -> ToolResponse:
         self.calls.append((name, arguments, meta))
         if self.behaviour == "raise":

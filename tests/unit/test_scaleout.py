@@ -13,6 +13,7 @@ import anyio
 import pytest
 from mcp.server.streamable_http import EventMessage, EventStore
 from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
     PromptsListChanged,
     ResourcesListChanged,
     ResourceUpdated,
@@ -22,7 +23,8 @@ from mcp_types import JSONRPCMessage, JSONRPCNotification, JSONRPCResponse
 
 from mcpfusion import Fusion, HttpOptions, Identity
 from mcpfusion._ratelimit import SERVING_STORE
-from mcpfusion._sdk import build_server
+from mcpfusion._sdk import build_server, hub_of
+from mcpfusion._sdk_client import StateChanged, TenantResourceUpdated, TenantToolsListChanged
 from mcpfusion._streams import SessionManager, SessionScoped
 from mcpfusion.cli import UsageError, build_parser, http_options, main
 from mcpfusion.middleware import MemoryRateLimitStore, rate_limit
@@ -139,13 +141,28 @@ def test_options_for_workers_pickle() -> None:
 # -- subscriptions/listen ----------------------------------------------------------------------
 
 
-def test_build_server_serves_listen_only_with_a_bus() -> None:
-    """subscriptions/listen is registered when a bus is given, not otherwise."""
+def test_build_server_listens_on_the_bus_it_is_given() -> None:
+    """subscriptions/listen is always served: on the given bus, else on one in memory."""
     app = Fusion("x")
-    with_bus = build_server(app, subscription_bus=RedisSubscriptionBus(NOWHERE))
+    bus = RedisSubscriptionBus(NOWHERE)
+    with_bus = build_server(app, subscription_bus=bus)
     without = build_server(app)
     assert with_bus.get_request_handler("subscriptions/listen") is not None
-    assert without.get_request_handler("subscriptions/listen") is None
+    assert without.get_request_handler("subscriptions/listen") is not None
+    hubs = hub_of(with_bus), hub_of(without)
+    assert hubs[0] is not None and hubs[0].bus is bus
+    assert hubs[1] is not None and isinstance(hubs[1].bus, InMemorySubscriptionBus)
+
+
+def test_mcpfusion_events_cross_the_redis_bus_with_their_fields() -> None:
+    """A tenant's update, a tenant's list change and a state change keep their fields."""
+    events: list[ResourceUpdated | ToolsListChanged] = [
+        TenantResourceUpdated(uri="billing://invoices/INV-1", tenant="t1"),
+        TenantToolsListChanged(tenant="t2"),
+        StateChanged("mcpfusion-state:billing.*", ("billing.*",), "t1", 12345),
+        ResourceUpdated("x://a"),
+    ]
+    assert [decode_event(encode_event(event)) for event in events] == events
 
 
 @pytest.mark.parametrize(

@@ -7,11 +7,14 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, types
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel
 
 from mcpfusion import Fusion, Image, Presenter, ToolError, user
-from mcpfusion._sdk_surface import subscriptions_of, surface_handlers
+from mcpfusion._sdk import hub_of
+from mcpfusion._sdk_client import ClientHub
+from mcpfusion._sdk_surface import surface_handlers
 from mcpfusion.server import build_server
 
 pytestmark = pytest.mark.anyio
@@ -102,11 +105,12 @@ async def test_errors_are_json_rpc_errors_with_the_uri() -> None:
 
 
 async def test_subscribers_hear_of_updates_until_they_unsubscribe() -> None:
-    """resources/subscribe (2025-11-25) registers the connection with the app's
-    subscribers; notify reaches it once, and not after it unsubscribes."""
+    """resources/subscribe (2025-11-25) registers the connection with the server's hub; a
+    state change covering the URI reaches it once, and not after it unsubscribes."""
     app = make_app()
     server = build_server(app)
-    subscriptions = subscriptions_of(app)
+    hub = hub_of(server)
+    assert hub is not None
     heard: list[str] = []
 
     async def on_message(message: Any) -> None:
@@ -119,12 +123,11 @@ async def test_subscribers_hear_of_updates_until_they_unsubscribe() -> None:
             assert caps is not None and caps.resources and caps.resources.subscribe
             with pytest.warns(MCPDeprecationWarning, match="resources/subscribe is removed"):
                 await client.subscribe_resource("x://rows/1")
-            assert subscriptions.uris() == ["x://rows/1"]
-            await subscriptions.notify("x://rows/1")
-            await subscriptions.notify("x://rows/2")
+            await hub.invalidated(["x.rows"], None)  # covers x://rows/1 only: subscribed
+            await hub.invalidated(["x.fixed"], None)
             with pytest.warns(MCPDeprecationWarning, match="resources/unsubscribe is removed"):
                 await client.unsubscribe_resource("x://rows/1")
-            await subscriptions.notify("x://rows/1")
+            await hub.invalidated(["x.rows"], None)
             await client.list_tools()  # a round trip: the notification has arrived by now
             with (
                 pytest.warns(MCPDeprecationWarning, match="resources/subscribe is removed"),
@@ -138,7 +141,7 @@ async def test_an_app_without_resources_or_prompts_advertises_neither() -> None:
     """Tools only: no resources, prompts or completions capability."""
     app = Fusion("tools-only")
     app.tool("t").action("a")(lambda: "ok")
-    assert surface_handlers(app) == {}
+    assert surface_handlers(app, ClientHub(InMemorySubscriptionBus(), lambda ctx: None)) == {}
     async with Client(build_server(app)) as client:
         caps = client.server_capabilities
         assert caps is not None

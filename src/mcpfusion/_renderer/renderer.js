@@ -347,7 +347,7 @@
     const box = el("aside", "mf-note mf-note-" + block.kind);
     box.dataset.kind = block.kind;
     let title = NOTE_TITLES[block.kind];
-    if (block.kind === "invalidation") title += " (after " + block.causedBy + ")";
+    if (block.kind === "invalidation" && block.causedBy) title += " (after " + block.causedBy + ")";
     box.appendChild(el("h4", null, title));
     const list = el("ul");
     for (const entry of block.entries) {

@@ -10,7 +10,8 @@ With pytest the ``fusion_tester`` fixture (registered by the package's pytest pl
 the same class: ``tester = fusion_tester(app)``.
 """
 
+from mcpfusion.testing._client import FakeClient, LogEvent
 from mcpfusion.testing._result import CallResult, ProgressEvent
 from mcpfusion.testing._tester import FusionTester
 
-__all__ = ["CallResult", "FusionTester", "ProgressEvent"]
+__all__ = ["CallResult", "FakeClient", "FusionTester", "LogEvent", "ProgressEvent"]

@@ -124,6 +124,16 @@ class CallResult:
         return self.view.suggestions
 
     @property
+    def invalidations(self) -> tuple[str, ...]:
+        """The ``<cache_invalidation>`` entries: what a successful mutation made stale."""
+        return self.view.invalidations
+
+    @property
+    def caused_by(self) -> str:
+        """The ``{tool}.{action}`` named by the ``<cache_invalidation>`` block, else ``""``."""
+        return self.view.caused_by
+
+    @property
     def error_code(self) -> str | None:
         """The envelope's code (``VALIDATION_ERROR`` for ``<validation_error>``), else ``None``."""
         return self.error.code if self.error else None

@@ -11,6 +11,7 @@ from typing import Any, Literal, Self
 import anyio
 
 from mcpfusion._app import Fusion
+from mcpfusion._client import ClientChannel
 from mcpfusion._context import ContextFactory
 from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._schema import DISCRIMINATOR
@@ -38,6 +39,8 @@ class FusionTester:
         meta: request metadata every call carries.
         identity: the caller of every call (``None``: anonymous); ``as_caller`` makes a
             tester for another one.
+        client: the client on the other end (a ``FakeClient``), for handlers that log,
+            ask the user, sample or list roots; none by default (they find no client).
     """
 
     def __init__(
@@ -47,9 +50,11 @@ class FusionTester:
         context: ContextFactory | None = None,
         meta: Mapping[str, Any] | None = None,
         identity: Identity | None = None,
+        client: ClientChannel | None = None,
     ) -> None:
         self.app = app
         self.identity = identity
+        self.client = client
         self._context = context
         self._meta = meta
         self._running: contextlib.AsyncExitStack | None = None
@@ -74,7 +79,9 @@ class FusionTester:
 
     def as_caller(self, identity: Identity | None) -> FusionTester:
         """A tester of the same app (and lifespan) whose calls come from ``identity``."""
-        other = FusionTester(self.app, context=self._context, meta=self._meta, identity=identity)
+        other = FusionTester(
+            self.app, context=self._context, meta=self._meta, identity=identity, client=self.client
+        )
         return other
 
     def list_tools(self) -> list[dict[str, Any]]:
@@ -109,6 +116,7 @@ class FusionTester:
             meta=self._meta,
             context=self._context,
             identity=self.identity,
+            client=self.client,
         )
         return CallResult(response, tuple(events))
 
