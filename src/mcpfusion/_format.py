@@ -223,27 +223,41 @@ def neutralize_json(text: str) -> str:
 
 
 # Markup left open, in a JSON text: each string holding a "<" before "/" or a letter is
-# decoded, read by _markup as a reader of the value would, and each "<" it finds left
-# open is written \u003c, so the decoded value is unchanged. Only the strings holding such
-# a "<" are visited: a long data block with none costs one scan.
-_OPEN_JSON: Final = re.compile(r"<(?=[/A-Za-z])")
+# read by _markup as a reader of the value would, and each "<" it finds left open is
+# written \u003c, so the decoded value is unchanged. Only the strings holding such a "<"
+# are visited, each once; one without an escape is its value, read in place.
+_OPEN_JSON: Final = re.compile(
+    # A "<" that may start markup left open: before "/" or a letter, and either opening a
+    # raw-text element or not a tag that ends at once without a quote, "=" or escape (<b>,
+    # </i>), which no reader runs on. The common "<b>" then costs no Python at all.
+    r"<(?=[/A-Za-z])"
+    r"(?:(?=(?i:script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext)"
+    r"(?:[\s/>]|$))|(?![/A-Za-z][^\"<>=\\]*>))"
+)
 _JSON_STRING: Final = re.compile(r'"(?:[^"\\]++|\\.)*+"')
 _JSON_LT: Final = re.compile(r"\\u003c|\\.|<")
 
 
 def _closed_json(text: str) -> str:
     pieces: list[str] = []
-    done = 0
+    copied = 0  # text before this is in pieces
+    read = 0  # strings before this were read
     for candidate in _OPEN_JSON.finditer(text):
-        if candidate.start() < done:
-            continue  # in the string just rewritten
+        if candidate.start() < read:
+            continue
         start = _string_start(text, candidate.start())
-        literal = _JSON_STRING.match(text, start)
+        literal = _JSON_STRING.match(text, start) if start >= 0 else None
         if literal is None:  # not inside a string: not JSON from to_json; left as it is
             continue
-        pieces += (text[done:start], _closed_string(literal.group()))
-        done = literal.end()
-    pieces.append(text[done:])
+        read = literal.end()
+        if text.find("\\", start, read) < 0:  # no escape: the string's text is its value
+            for index in left_open(text, start + 1, read - 1):
+                pieces += (text[copied:index], "\\u003c")
+                copied = index + 1
+        else:
+            pieces += (text[copied:start], _closed_string(literal.group()))
+            copied = read
+    pieces.append(text[copied:])
     return "".join(pieces)
 
 
@@ -251,7 +265,9 @@ def _string_start(text: str, index: int) -> int:
     """Where the JSON string holding ``text[index]`` opens: the nearest unescaped quote."""
     quote = text.rfind('"', 0, index)
     while quote > 0:
-        backslashes = quote - len(text[:quote].rstrip("\\"))
+        backslashes = 0
+        while quote - backslashes > 0 and text[quote - backslashes - 1] == "\\":
+            backslashes += 1
         if backslashes % 2 == 0:
             break
         quote = text.rfind('"', 0, quote)

@@ -40,20 +40,22 @@ end, so a string packed with ``<a`` would cost quadratic time; beyond this, neut
 them all is linear (and only such strings lose their complete markup)."""
 
 
-def left_open(text: str) -> list[int]:
-    """The indices of the ``<`` in ``text`` that start markup left open (see the module)."""
-    starts = [match.start() for match in _CANDIDATE.finditer(text)]
-    if not starts or len(starts) * len(text) > _BUDGET:
+def left_open(text: str, start: int = 0, end: int | None = None) -> list[int]:
+    """The indices of the ``<`` in ``text[start:end]`` that start markup left open there
+    (see the module); the span is read as if it were the whole string."""
+    end = len(text) if end is None else end
+    starts = [match.start() for match in _CANDIDATE.finditer(text, start, end)]
+    if not starts or len(starts) * (end - start) > _BUDGET:
         return starts
     found = []
-    for start in starts:
-        tag = _TAG_REST.match(text, start + 1)
+    for index in starts:
+        tag = _TAG_REST.match(text, index + 1, end)
         if tag is None:
-            found.append(start)
+            found.append(index)
             continue
-        raw = _RAW_TEXT.match(text, start + 1)
-        if raw and not _RAW_TEXT_END[raw.group(1).lower()].search(text, tag.end()):
-            found.append(start)
+        raw = _RAW_TEXT.match(text, index + 1, end)
+        if raw and not _RAW_TEXT_END[raw.group(1).lower()].search(text, tag.end(), end):
+            found.append(index)
     return found
 
 
