@@ -346,9 +346,8 @@ class Fusion:
 
     def _shows_ui(self, listed: str) -> bool:
         """Whether an action the listed tool leads to has a Presenter that can send UI."""
-        route = self._frozen().routes[listed]
-        actions = [route.action] if route.action is not None else route.actions.values()
-        return any(emits_ui(action.presenter) for action in actions)
+        route = self._frozen().routes[listed]  # a flat route's actions hold its one action
+        return any(emits_ui(action.presenter) for action in route.actions.values())
 
     async def call_tool(
         self,
