@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
@@ -130,17 +131,37 @@ def check_middleware(middleware: Any) -> Middleware:
     return result
 
 
+_CONTAINED: weakref.WeakSet[Any] = weakref.WeakSet()
+"""The framework's own middleware, which never raises and always returns a response."""
+
+
+def contained(middleware: Middleware) -> Middleware:
+    """Marks one of the framework's middleware as needing no guard layer (see ``compose``)."""
+    _CONTAINED.add(middleware)
+    return middleware
+
+
 def compose(middleware: Sequence[Middleware], endpoint: Next) -> Next:
     """The chain: ``middleware[0]`` runs first and ``endpoint`` last.
 
     Each layer turns what its middleware raises into the result the model reads (a
     ``ToolError`` short-circuits the call with its envelope), so the layers outside see a
-    response, never an exception; cancellation propagates.
+    response, never an exception; cancellation propagates. The framework's own middleware
+    (``contained``) keeps to that by itself and is bound without the guard: a coroutine
+    frame, a ``try`` and a type check less per layer, about 0.4 µs each
+    (``benchmarks/call.py``'s ``secured`` case runs two).
     """
     chain = endpoint
     for layer in reversed(middleware):
-        chain = _layer(layer, chain)
+        chain = _bound(layer, chain) if layer in _CONTAINED else _layer(layer, chain)
     return chain
+
+
+def _bound(middleware: Middleware, call_next: Next) -> Next:
+    def run(call: Call) -> Awaitable[ToolResponse]:
+        return middleware(call, call_next)
+
+    return run
 
 
 def _layer(middleware: Middleware, call_next: Next) -> Next:

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Final, Protocol, runtime_checkable
 
 from mcpfusion._errors import DefinitionError
-from mcpfusion._failures import rate_limited
-from mcpfusion._middleware import Call, Middleware, Next
+from mcpfusion._failures import from_exception, rate_limited
+from mcpfusion._middleware import Call, Middleware, Next, contained
 from mcpfusion._response import ToolResponse
 
 MEMORY_BUCKETS: Final = 100_000
@@ -49,6 +49,10 @@ class MemoryRateLimitStore:
 
     async def take(self, key: str, rate: float, burst: int) -> float:
         """Takes one token from ``key``'s bucket; see ``RateLimitStore.take``."""
+        return self.take_now(key, rate, burst)
+
+    def take_now(self, key: str, rate: float, burst: int) -> float:
+        """``take`` without awaiting: the middleware calls it so on this store."""
         now = self._clock()
         buckets = self._buckets
         tokens, last = buckets.pop(key, (burst, now))
@@ -105,9 +109,15 @@ def rate_limit(
 
     async def limit(call: Call, call_next: Next) -> ToolResponse:
         buckets = (shared.get() if shared is not None else None) or own
-        wait = await buckets.take(key(call), rate, burst)
+        try:
+            if type(buckets) is MemoryRateLimitStore:  # no coroutine to await: 0.3 µs a call
+                wait = buckets.take_now(key(call), rate, burst)
+            else:
+                wait = await buckets.take(key(call), rate, burst)
+        except Exception as exc:  # a failing store or key function fails this call only
+            return from_exception(exc, call.tool, call.action)
         if wait > 0:
-            raise rate_limited(max(1, math.ceil(wait)))
+            return from_exception(rate_limited(max(1, math.ceil(wait))), call.tool, call.action)
         return await call_next(call)
 
-    return limit
+    return contained(limit)
