@@ -178,6 +178,26 @@ async def test_rate_limit_refuses_past_the_burst_with_retry_after() -> None:
     assert not (await alice.call("notes", "read", note_id=1)).is_error
 
 
+class _BrokenStore:
+    """A shared store that is down."""
+
+    async def take(self, key: str, rate: float, burst: int) -> float:
+        raise ConnectionError("store unreachable at 10.0.0.7")
+
+
+async def test_a_failing_rate_limit_store_fails_the_call_without_details(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A store that raises refuses the call as an internal error; the handler never runs."""
+    app = notes_app()
+    app.middleware(rate_limit(1, 1, store=_BrokenStore()))
+    with caplog.at_level(logging.ERROR, logger="mcpfusion"):
+        result = await FusionTester(app, identity=ALICE).call("notes", "read", note_id=1)
+    assert result.error_code == "INTERNAL_ERROR"
+    assert "10.0.0.7" not in result.text
+    assert any("10.0.0.7" in (r.exc_text or "") for r in caplog.records)
+
+
 def test_rate_limit_options_are_checked() -> None:
     """A rate or burst that is not positive fails at once."""
     with pytest.raises(DefinitionError, match="rate is a positive number"):
@@ -240,6 +260,24 @@ async def test_audit_log_writes_one_record_per_call(caplog: pytest.LogCaptureFix
         {},
     )
     assert caplog.records[0].getMessage().startswith("alice called notes/read: ok in ")
+
+
+async def test_a_failing_audit_record_is_logged_and_the_result_still_goes_out(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A filter raising on the audit logger is reported; the caller gets its answer."""
+    audit = logging.getLogger("test.audit.broken")
+
+    def broken(record: logging.LogRecord) -> bool:
+        raise RuntimeError("filter down")
+
+    audit.addFilter(broken)
+    app = notes_app()
+    app.middleware(audit_log(audit, level=logging.WARNING))
+    with caplog.at_level(logging.ERROR, logger="mcpfusion"):
+        result = await FusionTester(app, identity=ALICE).call("notes", "read", note_id=7)
+    assert not result.is_error and '"tenant": null' in result.text
+    assert [r.getMessage() for r in caplog.records] == ["the audit record of notes/read failed"]
 
 
 def test_loggable_names_a_parameter() -> None:
