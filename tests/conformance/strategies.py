@@ -139,7 +139,10 @@ def ui_blocks(draw: st.DrawFn) -> tuple[UIBlock, ExpectedUI]:
         lang = draw(single_line) if kind == "code" else "mermaid"
         block = ui.code_block(lang, text, **meta) if kind == "code" else ui.mermaid(text, **meta)
         type_ = lang
-        expected.update(lang=neutralize(lang), body=neutralize(text))
+        # Neutralized as one text (SPEC §7): a "</" ending the language line may be closed
+        # by a ">" in the body, so each part is read from the whole fence.
+        first, rest = neutralize(block.content).split("\n", 1)
+        expected.update(lang=first.lstrip("`"), body=rest.rsplit("\n", 1)[0])
     elif kind in ("json", "echarts"):
         value = draw(json_values)
         block = ui.json(value, **meta) if kind == "json" else ui.echarts(value, **meta)
