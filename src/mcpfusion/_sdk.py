@@ -153,7 +153,7 @@ def build_server(
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult | types.InputRequiredResult:
+    ) -> dict[str, Any] | types.InputRequiredResult:
         # Always handed over: the SDK sends nothing unless the client sent a progress token,
         # and the in-process client's callback has no token to look for. A report that
         # cannot be delivered is the app's to contain (Fusion's Request.progress logs it).
@@ -176,7 +176,11 @@ def build_server(
         except Exception:
             logger.exception("tool %s raised out of the app", preview(params.name))
             response = escaped(params.name)
-        return to_call_tool_result(response)
+        # The wire dict, not the SDK's models: the SDK validates and shapes a handler's
+        # result by its protocol version either way, and building the models first cost
+        # 7 µs of a call (``benchmarks/server.py``). ``resultType`` is what 2026-07-28
+        # requires; the 2025-11-25 sieve drops it.
+        return {**response.to_mcp(), "resultType": "complete"}
 
     server: Server[Any] = Server(
         app.name,
@@ -185,9 +189,11 @@ def build_server(
         # Answers the 2026 HTTP path's Mcp-Param header check without a tools/list per call.
         get_tool_input_schema=schemas.get,
         on_list_tools=on_list_tools,
-        on_call_tool=on_call_tool,
         **surface_handlers(app, hub),
     )
+    # Registered directly: the constructor's keyword types the handler by the SDK's result
+    # models, while the runner takes any handler result, the wire dict it answers with too.
+    server.add_request_handler("tools/call", types.CallToolRequestParams, on_call_tool)
     advertise_extensions(server, app)
     _talk_to_clients(server, app, hub)
     announce = getattr(app, "announce_changes", None)
