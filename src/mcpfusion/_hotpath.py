@@ -34,6 +34,7 @@ logger = logging.getLogger("mcpfusion")
 _CALL_KEYS: Final = frozenset({"jsonrpc", "id", "method", "params"})
 _CALL_PARAMS: Final = frozenset({"name", "arguments", "_meta"})
 _PROGRESS_ONLY: Final = frozenset({"progressToken"})
+_INVALID_RESULT: Final = "Handler returned an invalid result"
 _STOP_TIMEOUT: Final = 5.0
 """How long the calls still running when stdin ends may take to stop."""
 
@@ -91,6 +92,7 @@ class HotPath:
         self._running: dict[RequestId, _Call] = {}  # by id, until the handler returns
         self._tasks: dict[asyncio.Task[None], _Call] = {}  # until the answer has left
         self._listed: dict[str, bytes] = {}
+        self._version = ""  # the session's protocol version, set by the first message taken
         # Over stdio the caller is the process owner: the app's local identity, whose
         # scopes decide what it sees (as build_server's caller() says).
         self._identity = app.local_identity
@@ -108,6 +110,7 @@ class HotPath:
             return False  # bool, float and null ids are the SDK's (or the refusal's) to answer
         method = message.get("method")
         params = message.get("params", {})
+        self._version = version  # the session's: the same for every message
         if method == "tools/call" and type(params) is dict and params.keys() <= _CALL_PARAMS:
             return self._call(request_id, params)
         if method == "tools/list" and (params is None or params == {}) and not self._changes():
@@ -196,7 +199,7 @@ class HotPath:
             # No await since the handler returned: a cancellation cannot slip in between.
             if not call.cancelled:
                 answered = True
-                self._out.write(_result_line(request_id, response))
+                self._out.write(_result_line(request_id, response, self._version))
                 await self._out.drain()
         if call.stopped and not answered and not call.cancelled:
             closed = error(request_id, types.CONNECTION_CLOSED, "Connection closed")
@@ -250,14 +253,25 @@ class HotPath:
         return b'{"jsonrpc":"2.0","id":' + encode(request_id) + b',"result":' + listed + b"}"
 
 
-def _result_line(request_id: RequestId, response: ToolResponse) -> bytes:
-    """The SDK's line for ``to_call_tool_result(response)``: same keys, same order."""
-    result: dict[str, Any] = {
-        "content": [{"text": block, "type": "text"} for block in response.blocks],
-        "isError": response.is_error,
-    }
-    if response.structured_content is not None:
-        result["structuredContent"] = response.structured_content
+def _result_line(request_id: RequestId, response: ToolResponse, version: str) -> bytes:
+    """The SDK's line for ``response`` at protocol ``version``: same keys, same order."""
+    result: dict[str, Any]
+    if response.annotations or response.attachments:
+        # Rare shapes (blocks for the user only, images, audio), shaped by the SDK's own
+        # per-version sieve, as build_server's handler result is.
+        wire = {**response.to_mcp(), "resultType": "complete"}
+        try:
+            result = methods.serialize_server_result("tools/call", version, wire)
+        except ValueError:  # pydantic's ValidationError, answered as the SDK's runner does
+            logger.exception("handler for 'tools/call' returned an invalid result")
+            return encode(error(request_id, types.INTERNAL_ERROR, _INVALID_RESULT))
+    else:
+        result = {
+            "content": [{"text": block, "type": "text"} for block in response.blocks],
+            "isError": response.is_error,
+        }
+        if response.structured_content is not None:
+            result["structuredContent"] = response.structured_content
     try:
         return encode({"jsonrpc": "2.0", "id": request_id, "result": result})
     except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:

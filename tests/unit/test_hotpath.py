@@ -9,8 +9,9 @@ import pytest
 from mcp.server import Server
 from mcp.server.caching import CacheHint
 
-from mcpfusion import ToolResponse
+from mcpfusion import Audio, Image, ToolResponse
 from mcpfusion._hotpath import HotPath, plain_sdk_path
+from mcpfusion._response import FOR_USER
 from mcpfusion._sdk import build_server
 from tests.e2e.sample_app import app as sample
 from tests.unit.stdio_session import Stub, call, exchange, session
@@ -109,10 +110,13 @@ async def test_tools_list_is_the_sdks_at_every_version(version: str, taken: list
         ToolResponse(("a\ud800b",)),
         ToolResponse(("x",), structured_content={"n": float("nan"), "none": None, "t": (1, 2)}),
         ToolResponse(("x",), is_error=True, structured_content={}),
+        ToolResponse(("data", "<ui_passthrough>"), annotations=(None, FOR_USER)),
+        ToolResponse(("see the chart",), attachments=(Image(b"\x89PNG"), Audio(b"RIFF"))),
     ],
 )
 async def test_odd_outcomes_get_the_sdks_answer(outcome: Any, taken: list[str]) -> None:
-    """An app that raises, returns no response, a lone surrogate or NaN: as the SDK answers."""
+    """An app that raises, returns no response, a lone surrogate, NaN, annotated blocks or
+    attachments: as the SDK answers."""
     messages = [call(1, "t", {"a": 1}), call(2, "t")]
     via_sdk = await exchange(Stub(outcome), messages, hot=False)
     via_hot = await exchange(Stub(outcome), messages, hot=True)
