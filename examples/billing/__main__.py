@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from examples.billing import tenants
 from examples.billing.db import BillingDatabaseError, default_path
@@ -100,14 +101,11 @@ def _parser() -> argparse.ArgumentParser:
 def http_options(args: argparse.Namespace) -> HttpOptions:
     """The HTTP options the command line asks for."""
     resource = args.resource or f"http://{HOST}:{args.port}/mcp"
-    shared: dict[str, object] = {}
+    shared: dict[str, Any] = {}
     if args.redis_url:
-        from mcpfusion.redis import RedisEventStore, RedisRateLimitStore, RedisSubscriptionBus
+        from mcpfusion.redis import shared_state
 
-        shared["subscription_bus"] = RedisSubscriptionBus(args.redis_url)
-        shared["rate_limit_store"] = RedisRateLimitStore(args.redis_url)
-        if not args.stateless:
-            shared["event_store"] = RedisEventStore(args.redis_url)
+        shared = shared_state(args.redis_url, stateless=args.stateless)
     return HttpOptions(
         host=HOST,
         port=args.port,
@@ -115,7 +113,7 @@ def http_options(args: argparse.Namespace) -> HttpOptions:
         auth=tenants.auth(resource),
         workers=args.workers,
         shutdown_timeout=args.shutdown_timeout,
-        **shared,  # type: ignore[arg-type]
+        **shared,
     )
 
 

@@ -251,17 +251,10 @@ def _redis(args: argparse.Namespace) -> dict[str, Any]:
         return {}
     try:
         # Imported here: redis-py loads only for a server that uses it.
-        from mcpfusion.redis import RedisEventStore, RedisRateLimitStore, RedisSubscriptionBus
+        from mcpfusion.redis import shared_state
     except ImportError as exc:
         raise UsageError(f"--redis-url needs the redis extra (mcpfusion[redis]): {exc}") from None
-    url = args.redis_url
-    shared: dict[str, Any] = {
-        "subscription_bus": RedisSubscriptionBus(url),
-        "rate_limit_store": RedisRateLimitStore(url),
-    }
-    if not args.stateless:
-        shared["event_store"] = RedisEventStore(url)
-    return shared
+    return shared_state(args.redis_url, stateless=args.stateless)
 
 
 def _auth(args: argparse.Namespace) -> Any:

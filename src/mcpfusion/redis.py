@@ -49,7 +49,7 @@ from redis.exceptions import RedisError
 
 from mcpfusion._sdk_client import StateChanged, TenantResourceUpdated, TenantToolsListChanged
 
-__all__ = ["RedisEventStore", "RedisRateLimitStore", "RedisSubscriptionBus"]
+__all__ = ["RedisEventStore", "RedisRateLimitStore", "RedisSubscriptionBus", "shared_state"]
 
 logger = logging.getLogger("mcpfusion")
 
@@ -507,3 +507,19 @@ class RedisEventStore(EventStore, _Pickled):
     async def __aexit__(self, *_: object) -> None:
         with anyio.CancelScope(shield=True):
             await self._link.aclose()
+
+
+def shared_state(url: str, *, stateless: bool = False) -> dict[str, Any]:
+    """The HTTP options that share a server's state through the Redis at ``url``.
+
+    Events (``subscription_bus``), rate limits (``rate_limit_store``) and, for a stateful
+    server, resumable streams (``event_store``): what ``mcpfusion run --redis-url`` sets.
+    Pass them to ``HttpOptions(**shared_state(url))`` or ``app.run("http", ...)``.
+    """
+    shared: dict[str, Any] = {
+        "subscription_bus": RedisSubscriptionBus(url),
+        "rate_limit_store": RedisRateLimitStore(url),
+    }
+    if not stateless:
+        shared["event_store"] = RedisEventStore(url)
+    return shared

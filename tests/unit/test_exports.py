@@ -148,7 +148,12 @@ PUBLIC = {
         "rate_limit",
         "tracing",
     ],
-    mcpfusion.redis: ["RedisEventStore", "RedisRateLimitStore", "RedisSubscriptionBus"],
+    mcpfusion.redis: [
+        "RedisEventStore",
+        "RedisRateLimitStore",
+        "RedisSubscriptionBus",
+        "shared_state",
+    ],
     mcpfusion.cli: [
         "USAGE_ERROR",
         "UsageError",
