@@ -7,14 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from examples.billing import demo_keys, seed, tenants
-from examples.billing.server import create_app
-from mcpfusion import Identity, SurfaceError
+from examples.billing import demo_keys, seed
+from mcpfusion import SurfaceError
 from mcpfusion.testing import FusionTester
+from tests.unit.billing_fixtures import GLOBEX_INVOICE, key_identity, running_billing
 
 pytestmark = pytest.mark.anyio
 
-GLOBEX_INVOICE = f"INV-{seed.SECOND_FIRST_INVOICE:05d}"
 TEMPLATE = "billing://invoices/{invoice_id}"
 FORBIDDEN_FIELDS = ("tenant_id", "internal_notes", "password_hash", "api_key", "cost_cents")
 
@@ -25,17 +24,10 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-async def key_identity(key: str) -> Identity:
-    """The identity the example's configuration gives an API key."""
-    identity = await tenants.verifier().verify(key)
-    assert identity is not None
-    return identity
-
-
 @pytest.fixture
 async def tester(tmp_path: Path) -> AsyncIterator[FusionTester]:
     """The billing app on a fresh database, inside its lifespan, as Northwind's reader."""
-    async with FusionTester(create_app(tmp_path / "billing.db")) as running:
+    async with running_billing(tmp_path) as running:
         yield running.as_caller(await key_identity(demo_keys.NORTHWIND_READ))
 
 
