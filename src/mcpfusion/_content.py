@@ -12,7 +12,7 @@ import base64
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any, ClassVar, TypeAlias
 
 
 def _check_bytes(owner: str, data: Any) -> None:
@@ -32,7 +32,25 @@ def _b64(data: bytes | bytearray | memoryview) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Image:
+class _Media:
+    """Bytes of one media kind, sent base64-encoded as MCP ``<kind>`` content."""
+
+    KIND: ClassVar[str]
+    data: bytes
+    mime_type: str
+
+    def __post_init__(self) -> None:
+        owner = type(self).__name__
+        _check_bytes(owner, self.data)
+        _check_text(owner, "mime_type", self.mime_type)
+
+    def to_mcp(self) -> dict[str, Any]:
+        """The MCP content (``ImageContent``, ``AudioContent``) as a JSON-compatible dict."""
+        return {"type": self.KIND, "data": _b64(self.data), "mimeType": self.mime_type}
+
+
+@dataclass(frozen=True, slots=True)
+class Image(_Media):
     """An image sent as MCP image content: ``Image(png_bytes)``.
 
     Attributes:
@@ -40,20 +58,12 @@ class Image:
         mime_type: its type, ``image/png`` unless told.
     """
 
-    data: bytes
+    KIND: ClassVar[str] = "image"
     mime_type: str = "image/png"
-
-    def __post_init__(self) -> None:
-        _check_bytes("Image", self.data)
-        _check_text("Image", "mime_type", self.mime_type)
-
-    def to_mcp(self) -> dict[str, Any]:
-        """The MCP ``ImageContent`` as a JSON-compatible dict."""
-        return {"type": "image", "data": _b64(self.data), "mimeType": self.mime_type}
 
 
 @dataclass(frozen=True, slots=True)
-class Audio:
+class Audio(_Media):
     """A sound sent as MCP audio content: ``Audio(wav_bytes)``.
 
     Attributes:
@@ -61,16 +71,8 @@ class Audio:
         mime_type: its type, ``audio/wav`` unless told.
     """
 
-    data: bytes
+    KIND: ClassVar[str] = "audio"
     mime_type: str = "audio/wav"
-
-    def __post_init__(self) -> None:
-        _check_bytes("Audio", self.data)
-        _check_text("Audio", "mime_type", self.mime_type)
-
-    def to_mcp(self) -> dict[str, Any]:
-        """The MCP ``AudioContent`` as a JSON-compatible dict."""
-        return {"type": "audio", "data": _b64(self.data), "mimeType": self.mime_type}
 
 
 @dataclass(frozen=True, slots=True)
