@@ -66,7 +66,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Fusion) -> AsyncIterator[BillingState]:
-        yield BillingState(BillingDB.open(db_path))
+        db = BillingDB.open(db_path)
+        try:
+            yield BillingState(db)
+        finally:
+            db.close()
 
     app = Fusion(
         "billing-server",

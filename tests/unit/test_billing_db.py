@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -214,3 +215,29 @@ def test_a_ledger_sees_its_own_tenant_only(tmp_path: Path) -> None:
     assert main.get_customer("CUS-0901") is None and second.get_customer("CUS-0001") is None
     assert {r["tenant_id"] for r in second.list_customers()} == {seed.SECOND_TENANT}
     assert second.revenue(2024)["months"] != main.revenue(2024)["months"]
+
+
+def test_each_thread_keeps_one_connection_until_it_ends_or_close(tmp_path: Path) -> None:
+    """A thread reuses its connection; a gone thread's is closed; close() closes the rest."""
+    db = BillingDB.open(tmp_path / "billing.db")
+    ledger = db.tenant(seed.MAIN_TENANT)
+    made: list[sqlite3.Connection] = []
+
+    def read_twice() -> None:
+        for _ in range(2):
+            with db._connect() as conn:
+                made.append(conn)
+        assert ledger.get_invoice("INV-00001") is not None
+
+    worker = threading.Thread(target=read_twice)
+    worker.start()
+    worker.join(timeout=10)
+    assert len(made) == 2 and made[0] is made[1]
+    read_twice()  # this thread's first query: the gone worker's connection is closed
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        made[0].execute("SELECT 1")
+    db.close()
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        made[2].execute("SELECT 1")
+    assert ledger.get_invoice("INV-00001") is not None  # a later query opens a new one
+    db.close()
