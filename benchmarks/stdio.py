@@ -18,8 +18,10 @@ the machine lands on every figure alike. Targets (issue 12): throughput at 10 in
 the baseline's.
 
 ``in_process`` is the floor no transport can beat, measured in the same rounds: the same
-app's ``call_tool`` awaited in this process, with no JSON-RPC at all. ``overhead_p50_us``
-is what each server adds to it.
+app's ``call_tool`` awaited in this process, inside its lifespan and as the caller stdio
+serves (the app's local identity), with no JSON-RPC at all. ``overhead_p50_us`` is what
+each server adds to it. ``in_process_vs_sdk`` is the best any server could reach against
+the baseline: a server whose transport cost nothing would score these ratios.
 
 Run: ``python -m benchmarks.stdio [--json] [--calls N] [--rounds R]`` from the repository.
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import os
 import statistics
@@ -153,12 +156,23 @@ async def calls_per_second(client: Client, calls: int, in_flight: int) -> float:
     return calls / (time.perf_counter() - start)
 
 
+async def in_process_call(app: Fusion) -> None:
+    """One ``get_invoice`` call in this process, as stdio serves it, checked.
+
+    Without the identity the app refuses the call (FORBIDDEN) in microseconds: a floor
+    of the wrong work.
+    """
+    response = await app.call_tool("billing", ARGUMENTS, identity=app.local_identity)
+    if response.is_error:
+        raise RuntimeError(f"get_invoice failed in process: {response.blocks}")
+
+
 async def in_process_us(app: Fusion, calls: int) -> list[float]:
     """The latency of ``calls`` in-process ``call_tool`` calls one after the other (µs)."""
     samples = []
     for _ in range(calls):
         start = time.perf_counter_ns()
-        await app.call_tool("billing", ARGUMENTS)
+        await in_process_call(app)
         samples.append((time.perf_counter_ns() - start) / 1000)
     return samples
 
@@ -171,7 +185,7 @@ async def in_process_per_second(app: Fusion, calls: int, in_flight: int) -> floa
         nonlocal remaining
         while remaining > 0:
             remaining -= 1
-            await app.call_tool("billing", ARGUMENTS)
+            await in_process_call(app)
 
     start = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(in_flight)))
@@ -188,11 +202,13 @@ def loadavg() -> str:
 
 async def measure(calls: int, rounds: int) -> dict[str, Any]:
     """Every figure of every server, rounds interleaved; targets against the SDK baseline."""
-    with tempfile.TemporaryDirectory() as folder:
+    async with contextlib.AsyncExitStack() as lifespan:
+        folder = lifespan.enter_context(tempfile.TemporaryDirectory())
         db = str(Path(folder) / "billing.db")
         BillingDB.open(db)  # seeded once, before any server starts
         clients = {name: await Client.start(name, db) for name in SERVERS}
         app = create_app(db)
+        await lifespan.enter_async_context(app.running())  # the servers run theirs too
         load_before = loadavg()
         names = (*SERVERS, "in_process")
         latencies: dict[str, list[float]] = {name: [] for name in names}
@@ -237,6 +253,12 @@ async def measure(calls: int, rounds: int) -> dict[str, Any]:
             name: round(throughput_10[name] / throughput_10["sdk"], 2) for name in names
         },
         "overhead_p50_us": {name: round(p50[name] - p50["in_process"], 1) for name in SERVERS},
+        "in_process_vs_sdk": {
+            "p50": round(p50["in_process"] / p50["sdk"], 3),
+            "seconds_per_call_10_in_flight": round(
+                throughput_10["sdk"] / throughput_10["in_process"], 3
+            ),
+        },
         "targets": {
             "seconds_per_call_10_in_flight_vs_sdk": target(
                 throughput_10["sdk"] / throughput_10["mcpfusion"], MAX_SECONDS_PER_CALL_VS_SDK

@@ -59,11 +59,18 @@ class LineReader:
     The feeder (a pipe protocol or a reading thread) pushes bytes; the consumer pulls whole
     lines. Past ``_HIGH_WATER`` queued bytes ``full`` is true and the feeder stops until
     ``on_space`` is called, so memory stays near ``max_line`` plus that mark.
+
+    ``claim``, when set, is offered each complete line while the consumer waits in ``get``
+    with nothing queued, i.e. when it would take that line next anyway: a line it returns
+    true for is handled there and then, never queued. Order is kept: once a line is
+    queued, the lines behind it are queued too until the consumer has caught up.
     """
 
     def __init__(self, max_line: int = DEFAULT_MAX_LINE) -> None:
         self.max_line = max_line
         self.on_space: Callable[[], None] | None = None
+        self.claim: Callable[[bytes], bool] | None = None
+        self._waiting = False  # the consumer is in get(), the queue empty
         self._queue: deque[bytes | Oversized] = deque()
         self._queued = 0
         self._partial = bytearray()
@@ -105,8 +112,11 @@ class LineReader:
             self._throttled = True
 
     def _push(self, line: bytes | Oversized) -> None:
-        if isinstance(line, bytes) and len(line) > self.max_line:
-            line = Oversized(line[:_HEAD])  # completed by this chunk, past the limit
+        if isinstance(line, bytes):
+            if len(line) > self.max_line:
+                line = Oversized(line[:_HEAD])  # completed by this chunk, past the limit
+            elif self._waiting and not self._queue and self.claim and self.claim(line):
+                return
         self._queue.append(line)
         self._queued += len(line) if isinstance(line, bytes) else len(line.head)
 
@@ -126,7 +136,11 @@ class LineReader:
             if self._eof:
                 return None
             self._ready = anyio.Event()
-            await self._ready.wait()
+            self._waiting = True
+            try:
+                await self._ready.wait()
+            finally:
+                self._waiting = False
         line = self._queue.popleft()
         self._queued -= len(line) if isinstance(line, bytes) else len(line.head)
         if self._throttled and self._queued <= _HIGH_WATER // 4:

@@ -60,6 +60,40 @@ def test_a_line_completed_past_the_limit_is_oversized() -> None:
     assert second == b"ok"
 
 
+async def test_a_claim_takes_only_the_lines_the_waiting_reader_would_take_next() -> None:
+    """Claimed lines skip the queue only while get() waits on it empty; order is kept."""
+    lines = LineReader()
+    claimed: list[bytes] = []
+
+    def claim(line: bytes) -> bool:
+        if line.startswith(b"hot"):
+            claimed.append(line)
+            return True
+        return False
+
+    lines.claim = claim
+    lines.feed(b"hot0\n")  # nobody waits yet: queued
+    got: list[bytes | Oversized | None] = []
+
+    async def consume() -> None:
+        while (line := await lines.get()) is not None:
+            got.append(line)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(consume)
+        with anyio.fail_after(5):
+            while got != [b"hot0"]:
+                await anyio.sleep(0)
+        lines.feed(b"hot1\ncold\nhot2\n")  # waiting and empty: hot1 is claimed, not hot2
+        with anyio.fail_after(5):
+            while len(got) < 3:
+                await anyio.sleep(0)
+        lines.feed(b"hot3\n")
+        lines.feed_eof()
+    assert claimed == [b"hot1", b"hot3"]
+    assert got == [b"hot0", b"cold", b"hot2"]
+
+
 async def test_a_full_reader_asks_for_a_pause_and_then_for_more() -> None:
     """Past the high-water mark the reader is full; reading it down calls on_space once."""
     lines = LineReader()
