@@ -122,11 +122,17 @@ class BillingDB:
         db = cls(target)
         try:
             db._seed_once()
+            db._wal()
         except sqlite3.Error as exc:
             raise BillingDatabaseError(f"cannot open {target}: {exc}. {hint}") from None
         finally:
             db.close()  # the opening thread's connection: queries run on others
         return db
+
+    def _wal(self) -> None:
+        """Write-ahead logging: readers never wait for a writer (the file remembers it)."""
+        with self._connect() as conn:
+            conn.execute("PRAGMA journal_mode=WAL")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -140,9 +146,7 @@ class BillingDB:
     def _connection_for(self, thread: threading.Thread) -> sqlite3.Connection:
         # Made here, used by ``thread`` only; closed by close() or once the thread is gone
         # (worker threads come and go), hence check_same_thread=False.
-        conn = sqlite3.connect(
-            self.path, timeout=10, isolation_level=None, check_same_thread=False
-        )
+        conn = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
         with self._lock:
             for gone in [t for t in self._connections if not t.is_alive()]:
