@@ -306,12 +306,13 @@ def _covered(patterns: Sequence[str], uris: Collection[str]) -> list[str]:
 
 
 class SdkClient:
-    """The ``ClientChannel`` of one ``tools/call``, over the SDK request context."""
+    """The ``ClientChannel`` of one ``tools/call``, ``prompts/get`` or ``resources/read``
+    (the requests that may answer ``input_required``), over the SDK request context."""
 
     def __init__(
         self,
         ctx: ServerRequestContext[Any],
-        params: types.CallToolRequestParams,
+        params: types.InputResponseRequestParams,
         hub: ClientHub,
     ) -> None:
         self._ctx = ctx
@@ -428,7 +429,7 @@ class _Rounds:
     messages twice.
     """
 
-    def __init__(self, params: types.CallToolRequestParams) -> None:
+    def __init__(self, params: types.InputResponseRequestParams) -> None:
         self._answers = params.input_responses or {}
         self._recorded: dict[str, dict[str, Any]] = _decoded(params.request_state)
         self._asked = 0

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from pydantic import ValidationError
 
 from mcpfusion._action import Action
+from mcpfusion._client import ClientChannel
 from mcpfusion._completion import Completer, completion
 from mcpfusion._context import NO_META, ContextFactory, Request
 from mcpfusion._errors import DefinitionError, ToolError
@@ -177,8 +178,10 @@ class Surface:
         identity: Identity | None = None,
         meta: Mapping[str, Any] | None = None,
         context: ContextFactory | None = None,
+        client: ClientChannel | None = None,
     ) -> ReadResult:
-        """Reads ``uri`` through its resource's handler and Presenter.
+        """Reads ``uri`` through its resource's handler and Presenter; ``client`` is the
+        client on the other end, as the server adapter provides it (``ctx.elicit``, ...).
 
         Raises:
             SurfaceError: unknown URI, a variable that fails validation, missing scopes,
@@ -191,7 +194,7 @@ class Surface:
         action = resource.action
         where = f"resource {preview(uri)}"
         kwargs = _parsed(action, variables, where, uri)
-        request = self._request(resource.name, "read", identity, meta)
+        request = self._request(resource.name, "read", identity, meta, client)
         value, response = await self._run(action, kwargs, request, context, where, uri)
         try:
             contents = resource.contents(uri, value, response)
@@ -207,8 +210,12 @@ class Surface:
         identity: Identity | None = None,
         meta: Mapping[str, Any] | None = None,
         context: ContextFactory | None = None,
+        client: ClientChannel | None = None,
     ) -> PromptResult:
-        """Runs prompt ``name`` with ``arguments`` and returns its messages.
+        """Runs prompt ``name`` with ``arguments`` and returns its messages; ``client`` as
+        for ``read_resource``. A question the client answers in a later round (MCP
+        2026-07-28) ends the run with ``InputNeeded``, which the adapter sends as an
+        ``input_required`` result.
 
         Raises:
             SurfaceError: unknown prompt, arguments that fail validation, missing scopes,
@@ -224,7 +231,7 @@ class Surface:
             )
         where = f"prompt '{name}'"
         kwargs = _parsed(prompt.action, dict(arguments or {}), where)
-        request = self._request(name, "get", identity, meta)
+        request = self._request(name, "get", identity, meta, client)
         value, _ = await self._run(
             prompt.action, kwargs, request, context, where, None, present=False
         )
@@ -278,10 +285,15 @@ class Surface:
     # -- helpers -------------------------------------------------------------------------
 
     def _request(
-        self, name: str, step: str, identity: Identity | None, meta: Mapping[str, Any] | None
+        self,
+        name: str,
+        step: str,
+        identity: Identity | None,
+        meta: Mapping[str, Any] | None,
+        client: ClientChannel | None = None,
     ) -> Request:
-        app = self._app
-        return Request(name, step, meta or NO_META, None, identity, app._lifespan.state)
+        state = self._app._lifespan.state
+        return Request(name, step, meta or NO_META, None, identity, state, client=client)
 
     async def _run(
         self,

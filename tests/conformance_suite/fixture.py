@@ -201,6 +201,19 @@ def test_prompt_with_image() -> list[Message]:
     return [user(Image(PNG)), user("Please analyze the image above.")]
 
 
+class PromptContext(BaseModel):
+    """What test_input_required_result_prompt asks for."""
+
+    context: str
+
+
+@app.prompt()
+async def test_input_required_result_prompt(ctx: Context) -> str:
+    """Tests InputRequiredResult from prompts/get (SEP-2322 non-tool request)."""
+    answer = await ctx.elicit("What context should the prompt use?", PromptContext, key="user_context")
+    return f"Use the following context: {answer.data.context if answer.accepted else '?'}"
+
+
 # -- Talking to the client: logging, sampling, elicitation, input-required rounds, list
 # changes. Each handler asks through the context; the adapter picks the protocol's way
 # (a mid-call request on 2025-11-25, an input_required round on 2026-07-28).

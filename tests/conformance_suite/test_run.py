@@ -225,6 +225,9 @@ async def test_the_fixture_serves_the_suites_resources_and_prompts() -> None:
     assert [m.text for m in prompt.messages] == [
         "Prompt with arguments: arg1='hello', arg2='world'"
     ]
+    asking = FusionTester(app, client=FakeClient(answers=[("accept", {"context": "tests"})]))
+    asked = await asking.get_prompt("test_input_required_result_prompt")
+    assert [m.text for m in asked.messages] == ["Use the following context: tests"]
     assert await tester.complete("test_prompt_with_arguments", "arg1", "par") == [
         "paris",
         "park",

@@ -141,7 +141,11 @@ class FusionTester:
             SurfaceError: what the client would receive as a JSON-RPC error.
         """
         return await self.app.surface.read_resource(
-            uri, identity=self.identity, meta=self._meta, context=self._context
+            uri,
+            identity=self.identity,
+            meta=self._meta,
+            context=self._context,
+            client=self.client,
         )
 
     async def get_prompt(self, name: str, /, **arguments: Any) -> PromptResult:
@@ -151,7 +155,12 @@ class FusionTester:
             SurfaceError: what the client would receive as a JSON-RPC error.
         """
         return await self.app.surface.get_prompt(
-            name, arguments, identity=self.identity, meta=self._meta, context=self._context
+            name,
+            arguments,
+            identity=self.identity,
+            meta=self._meta,
+            context=self._context,
+            client=self.client,
         )
 
     async def complete(
