@@ -210,7 +210,8 @@ class PromptContext(BaseModel):
 @app.prompt()
 async def test_input_required_result_prompt(ctx: Context) -> str:
     """Tests InputRequiredResult from prompts/get (SEP-2322 non-tool request)."""
-    answer = await ctx.elicit("What context should the prompt use?", PromptContext, key="user_context")
+    question = "What context should the prompt use?"
+    answer = await ctx.elicit(question, PromptContext, key="user_context")
     return f"Use the following context: {answer.data.context if answer.accepted else '?'}"
 
 
