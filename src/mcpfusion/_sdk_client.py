@@ -9,7 +9,7 @@ again from the start, finding its earlier questions answered.
 
 ``ClientHub`` is the server-wide part: each connection's log level (``logging/setLevel``),
 resource subscriptions (``resources/subscribe`` on 2025-11-25, ``subscriptions/listen``
-on 2026-07-28) and who to tell when the catalog or a resource changes.
+on 2026-07-28) and who to tell when the tool or prompt list or a resource changes.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from mcp.server.connection import Connection, allowed_log_levels
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.subscriptions import (
     ListenHandler,
+    PromptsListChanged,
     ResourceUpdated,
     ServerEvent,
     SubscriptionBus,
@@ -88,6 +89,13 @@ class TenantResourceUpdated(ResourceUpdated):
 @dataclass(frozen=True)
 class TenantToolsListChanged(ToolsListChanged):
     """``ToolsListChanged`` for the callers of one tenant (``None``: everyone)."""
+
+    tenant: str | None = None
+
+
+@dataclass(frozen=True)
+class TenantPromptsListChanged(PromptsListChanged):
+    """``PromptsListChanged`` for the callers of one tenant (``None``: everyone)."""
 
     tenant: str | None = None
 
@@ -294,6 +302,18 @@ class ClientHub:
                 continue
             try:
                 await connection.send_tool_list_changed()
+            except Exception:
+                logger.debug("a connection left before the list change was sent", exc_info=True)
+
+    async def prompts_changed(self, tenant: str | None = None) -> None:
+        """``notifications/prompts/list_changed`` for the callers of ``tenant`` (``None``:
+        everyone): on the bus, and to each 2025-11-25 connection."""
+        await self.bus.publish(TenantPromptsListChanged(tenant=tenant))
+        for connection, other in list(self._connections.items()):
+            if tenant is not None and other is not None and other != tenant:
+                continue
+            try:
+                await connection.send_prompt_list_changed()
             except Exception:
                 logger.debug("a connection left before the list change was sent", exc_info=True)
 

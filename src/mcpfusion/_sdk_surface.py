@@ -160,7 +160,9 @@ def _prompt_handlers(app: SurfaceApp, hub: ClientHub) -> dict[str, Any]:
     async def on_list_prompts(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        listed = surface.list_prompts(scopes_of(_caller(app, ctx)))
+        identity = _caller(app, ctx)
+        tenant = identity.tenant if identity is not None else None
+        listed = surface.list_prompts(scopes_of(identity), tenant=tenant)
         prompts = [types.Prompt.model_validate(item) for item in listed]
         return types.ListPromptsResult(prompts=prompts, ttl_ms=_TTL, cache_scope=_SCOPE)
 

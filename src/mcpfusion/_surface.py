@@ -129,10 +129,14 @@ class Surface:
             context_type=app.context_type,
             state_type=app.state_type,
             style=app.style,
+            on_change=self._prompts_changed,
             **options,
         )
         self.prompts[name] = prompt
         return prompt
+
+    async def _prompts_changed(self, tenant: str | None) -> None:
+        await self._app._catalog_changed(tenant, "prompts")
 
     # -- lists ---------------------------------------------------------------------------
 
@@ -154,9 +158,19 @@ class Surface:
             if r.is_template and _allowed(r.requires, scopes)
         ]
 
-    def list_prompts(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
-        """The MCP ``Prompt`` objects the caller may get."""
-        return [p.listing() for p in self.prompts.values() if _allowed(p.requires, scopes)]
+    def list_prompts(
+        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The MCP ``Prompt`` objects the caller may get: allowed by ``scopes`` (``None``:
+        any) and enabled for ``tenant``'s callers (``Prompt.disable``)."""
+        return [p.listing() for p in self._gettable(scopes, tenant)]
+
+    def _gettable(self, scopes: Collection[str] | None, tenant: str | None) -> list[Prompt]:
+        return [
+            p
+            for p in self.prompts.values()
+            if _allowed(p.requires, scopes) and p.enabled_for(tenant)
+        ]
 
     def find_resource(self, uri: str) -> tuple[Resource, dict[str, str]] | None:
         """The resource ``uri`` names and its variables: a fixed URI first, then templates."""
@@ -221,11 +235,10 @@ class Surface:
             SurfaceError: unknown prompt, arguments that fail validation, missing scopes,
                 or the handler failed.
         """
+        gettable = self._gettable(scopes_of(identity), _tenant(identity))
         prompt = self.prompts.get(name) if isinstance(name, str) else None
-        if prompt is None or not _allowed(prompt.requires, scopes_of(identity)):
-            known = ", ".join(
-                p for p, v in self.prompts.items() if _allowed(v.requires, scopes_of(identity))
-            )
+        if prompt is None or prompt not in gettable:
+            known = ", ".join(p.name for p in gettable)
             raise SurfaceError(
                 "not_found", f"Unknown prompt {preview(name)}. Prompts: {known or 'none'}."
             )
@@ -263,7 +276,8 @@ class Surface:
         owner: Prompt | Resource | None = (
             self.prompts.get(target) if ref == "prompt" else self.resources.get(target)
         )
-        if owner is None or not _allowed(owner.requires, scopes):
+        hidden = isinstance(owner, Prompt) and not owner.enabled_for(_tenant(identity))
+        if owner is None or hidden or not _allowed(owner.requires, scopes):
             kind = "prompt" if ref == "prompt" else "resource template"
             raise SurfaceError("not_found", f"Unknown {kind} {preview(target)}.")
         found: Completer | None = owner.completers.get(argument)
@@ -320,6 +334,10 @@ class Surface:
             raise
         except Exception as exc:
             raise _failed(exc, where, uri) from None
+
+
+def _tenant(identity: Identity | None) -> str | None:
+    return identity.tenant if identity is not None else None
 
 
 def _allowed(requires: frozenset[str], scopes: Collection[str] | None) -> bool:

@@ -443,3 +443,18 @@ async def trigger_tool_change() -> str:
     await dynamic.enable()
     await dynamic.disable()
     return "tool list changed"
+
+
+# A prompt that appears and disappears at run time: test_trigger_prompt_change announces it.
+@app.prompt(enabled=False)
+def test_dynamic_prompt() -> str:
+    """A prompt enabled and disabled by test_trigger_prompt_change."""
+    return "dynamic"
+
+
+@test.action("trigger_prompt_change")
+async def trigger_prompt_change() -> str:
+    """Mutates the prompt list and announces it to subscriptions/listen streams (SEP-2575)."""
+    await test_dynamic_prompt.enable()
+    await test_dynamic_prompt.disable()
+    return "prompt list changed"

@@ -115,6 +115,7 @@ TALKING = (
             "streaming_elicitation",
             "missing_capability",
             "trigger_tool_change",
+            "trigger_prompt_change",
         )
     }
     | {
@@ -160,6 +161,8 @@ def test_the_talking_tools_answer_as_the_suite_expects() -> None:
     assert refused.error_code == "UNSUPPORTED_BY_CLIENT"
     assert tester.call_sync("test_trigger_tool_change").text == "tool list changed"
     assert "dynamic_tool" not in {t["name"] for t in app.list_tools()}
+    assert tester.call_sync("test_trigger_prompt_change").text == "prompt list changed"
+    assert "test_dynamic_prompt" not in {p["name"] for p in app.list_prompts()}
 
 
 def test_the_fixture_answers_as_the_suite_expects() -> None:

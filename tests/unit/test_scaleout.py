@@ -24,7 +24,12 @@ from mcp_types import JSONRPCMessage, JSONRPCNotification, JSONRPCResponse
 from mcpfusion import Fusion, HttpOptions, Identity
 from mcpfusion._ratelimit import SERVING_STORE
 from mcpfusion._sdk import build_server, hub_of
-from mcpfusion._sdk_client import StateChanged, TenantResourceUpdated, TenantToolsListChanged
+from mcpfusion._sdk_client import (
+    StateChanged,
+    TenantPromptsListChanged,
+    TenantResourceUpdated,
+    TenantToolsListChanged,
+)
 from mcpfusion._streams import SessionManager, SessionScoped
 from mcpfusion.cli import UsageError, build_parser, http_options, main
 from mcpfusion.middleware import MemoryRateLimitStore, rate_limit
@@ -156,9 +161,10 @@ def test_build_server_listens_on_the_bus_it_is_given() -> None:
 
 def test_mcpfusion_events_cross_the_redis_bus_with_their_fields() -> None:
     """A tenant's update, a tenant's list change and a state change keep their fields."""
-    events: list[ResourceUpdated | ToolsListChanged] = [
+    events: list[ResourceUpdated | ToolsListChanged | PromptsListChanged] = [
         TenantResourceUpdated(uri="billing://invoices/INV-1", tenant="t1"),
         TenantToolsListChanged(tenant="t2"),
+        TenantPromptsListChanged(tenant="t3"),
         StateChanged("mcpfusion-state:billing.*", ("billing.*",), "t1", 12345),
         ResourceUpdated("x://a"),
     ]
