@@ -364,6 +364,14 @@ class SdkClient:
         # 2025-11-25 asks on the call's stream, which stateless HTTP does not keep open.
         return declared and (self._modern or ctx.session.can_send_request)
 
+    async def close_sse_stream(self) -> bool:
+        """Closes the call's SSE stream, when the transport can resume it."""
+        close = self._ctx.close_sse_stream
+        if close is None:
+            return False
+        await close()
+        return True
+
     # -- logging --------------------------------------------------------------------------
 
     async def log(self, level: LogLevel, data: Any, logger: str) -> None:

@@ -427,6 +427,16 @@ async def input_required_result_capabilities(ctx: Context) -> str:
     return "capability-gated"
 
 
+@test.action("reconnection", read_only=True)
+async def reconnection(ctx: Context) -> str:
+    """Tests SSE polling by closing stream mid-call (SEP-1699)."""
+    await ctx.log("info", "Before disconnect")
+    await ctx.close_sse_stream()  # served with --resumable: the client reconnects
+    await anyio.sleep(0.2)
+    await ctx.log("info", "After reconnect")
+    return "Reconnection test completed"
+
+
 # A tool that appears and disappears at run time: test_trigger_tool_change announces it.
 dynamic = app.tool("dynamic", exposition="flat", enabled=False)
 

@@ -116,6 +116,7 @@ TALKING = (
             "missing_capability",
             "trigger_tool_change",
             "trigger_prompt_change",
+            "reconnection",
         )
     }
     | {
