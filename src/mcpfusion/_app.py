@@ -18,6 +18,7 @@ from mcpfusion._catalog import DEFINITIONS, Catalog, Definitions, Route
 from mcpfusion._client import ClientChannel, ClientLacks, InputNeeded, before_running
 from mcpfusion._context import NO_META, Context, ContextFactory, Progress, Request
 from mcpfusion._datablock import DataFormat, Delimiter
+from mcpfusion._declared import InvalidArguments
 from mcpfusion._errors import DefinitionError
 from mcpfusion._failures import (
     forbidden,
@@ -439,6 +440,8 @@ class Fusion:
                 if route.select_keys is not None:
                     accepted.append(SELECT)
                 problems = field_problems(exc, args, accepted) + problems
+            except InvalidArguments as exc:  # a declared input schema (input_schema=)
+                problems = exc.problems + problems
             if problems:
                 rejection = validation_failure(f"{route.tool.name}/{action.name}", problems)
         if self._chain is None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import anyio
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from mcpfusion import (
     Audio,
@@ -72,28 +72,38 @@ def x_mcp_header(
     return f"region={region}"
 
 
-# Lower case: the suite looks the definition up as `$defs.address`, and pydantic keys
-# definitions by class name.
-class address(BaseModel):
-    """A postal address."""
-
-    model_config = ConfigDict(title="address", json_schema_extra={"$anchor": "addressDef"})
-
-    street: str = ""
-    city: str = ""
-
-
-# `json_schema_2020_12_tool`: the keywords a signature can produce ($defs, $anchor inside
-# them, additionalProperties: false). $schema, allOf/anyOf and if/then/else at the top of
-# the inputSchema need a way to declare the schema itself, which mcpfusion lacks.
+# `json_schema_2020_12_tool`: a schema a signature cannot produce ($schema, allOf/anyOf and
+# if/then/else at its top), declared as given and enforced as declared.
+JSON_SCHEMA_2020_12: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+        "address": {
+            "$anchor": "addressDef",
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        }
+    },
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
+    "additionalProperties": False,
+}
 json_schema = app.tool("json_schema_2020_12", exposition="flat")
 
 
-@json_schema.action("tool", read_only=True)
+@json_schema.action("tool", read_only=True, input_schema=JSON_SCHEMA_2020_12)
 def json_schema_2020_12_tool(
     name: str = "",
-    address: address | None = None,
-    contactMethod: Literal["phone", "email"] | None = None,  # the suite's spelling
+    contactMethod: str | None = None,  # the suite's spelling
     phone: str = "",
     email: str = "",
 ) -> str:
