@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from mcpfusion import Context, Fusion, Identity, SurfaceError
 from mcpfusion._sdk_client import ClientHub, TenantResourceUpdated, _TenantView
 from mcpfusion.server import build_server
+from mcpfusion.testing import FusionTester
 
 pytestmark = pytest.mark.anyio
 
@@ -370,6 +371,9 @@ async def test_prompts_are_enabled_and_disabled_per_tenant() -> None:
     assert [m.text for m in got.messages] == ["beta"]
     with pytest.raises(SurfaceError, match="Unknown prompt"):
         await app.surface.complete("prompt", "beta", "x", "", identity=globex)
+    tester = FusionTester(app, identity=acme)
+    assert [p["name"] for p in tester.list_prompts()] == ["<lambda>", "beta"]
+    assert [p["name"] for p in tester.as_caller(globex).list_prompts()] == ["<lambda>"]
     await beta.disable()
     assert [p["name"] for p in app.list_prompts(tenant="acme")] == ["<lambda>"]
     with pytest.raises(TypeError, match="tenant is a str or None"):

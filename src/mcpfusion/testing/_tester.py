@@ -131,8 +131,10 @@ class FusionTester:
         return self.app.surface.list_resource_templates(scopes_of(self.identity))
 
     def list_prompts(self) -> list[dict[str, Any]]:
-        """Exactly the prompts ``prompts/list`` shows this tester's caller."""
-        return self.app.surface.list_prompts(scopes_of(self.identity))
+        """Exactly the prompts ``prompts/list`` shows this tester's caller (its scopes, and
+        the prompts enabled for its tenant)."""
+        tenant = self.identity.tenant if self.identity is not None else None
+        return self.app.surface.list_prompts(scopes_of(self.identity), tenant=tenant)
 
     async def read_resource(self, uri: str) -> ReadResult:
         """Reads ``uri`` as ``resources/read`` would; ``result.response`` has the view.
