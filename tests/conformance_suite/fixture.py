@@ -1,10 +1,10 @@
 """The conformance suite's fixture server, built only with mcpfusion's public API.
 
-The suite calls tools by fixed names (``test_simple_text``, ``test_error_handling``, ...)
-and checks what they return. Each one below implements its part of that contract as far
-as mcpfusion can express it today; what it cannot express is listed with the reason in
-``EXPECTED_FAILURES.md``, and the tools that only make sense with those features are
-left out. Serve it with ``mcpfusion run tests/conformance_suite/fixture.py:app --http``.
+The suite calls tools and prompts by fixed names (``test_simple_text``,
+``test_error_handling``, ...) and checks what they return; each one below implements its
+part of that contract. What fails anyway (what no server can do over stateless HTTP) is
+listed with the reason in ``EXPECTED_FAILURES.md``. Serve it with
+``mcpfusion run tests/conformance_suite/fixture.py:app --http --resumable``.
 """
 
 from __future__ import annotations
