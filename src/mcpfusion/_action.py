@@ -17,6 +17,7 @@ from mcpfusion._builder import ResponseBuilder, as_response
 from mcpfusion._client import Confirm, Feature, confirm_option, features_option
 from mcpfusion._content import attachments_of
 from mcpfusion._context import Context, Request
+from mcpfusion._declared import DeclaredSchema
 from mcpfusion._errors import DefinitionError
 from mcpfusion._jsonschema import QuietJsonSchema
 from mcpfusion._parts import ResponseView
@@ -86,6 +87,7 @@ class Action:
         invalidates: Collection[str] = (),
         confirm: bool | str | Confirm | None = None,
         requires_client: Collection[Feature] = (),
+        input_schema: Mapping[str, Any] | None = None,
     ) -> None:
         owner = f"{tool}/{name}"
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -154,6 +156,12 @@ class Action:
             )
             for field, info in self.params_model.model_fields.items()
         )
+        self.declared = None if input_schema is None else DeclaredSchema(owner, input_schema)
+        """The input schema declared as JSON Schema (``input_schema=``), if any: then it is
+        the advertised ``params_schema`` and what ``parse`` enforces."""
+        if self.declared is not None:
+            _fits_declared(owner, self.declared, self.params)
+            self.params_schema = self.declared.schema
         self.loggable = _loggable(owner, loggable, self.params)
         """The parameter names whose values an audit log may record."""
         # State sync (SPEC §15) and what the action needs of the client (_client).
@@ -195,7 +203,12 @@ class Action:
 
         Raises:
             pydantic.ValidationError: if they do not fit the parameters.
+            InvalidArguments: if they do not fit a declared input schema (``input_schema=``);
+                the handler's parameters then receive the validated values as sent.
         """
+        if self.declared is not None:
+            self.declared.check(arguments)
+            return {p.name: arguments[p.wire] for p in self.params if p.wire in arguments}
         if not arguments and not self.params:
             return {}  # nothing to validate: the common case of an action without parameters
         model = self._validate(arguments)
@@ -297,6 +310,23 @@ class _StateMarker:
 
 
 _STATE: Final[type] = _StateMarker
+
+
+def _fits_declared(owner: str, declared: DeclaredSchema, params: Sequence[Param]) -> None:
+    """Checks that a declared schema gives every handler parameter its value."""
+    properties, required = declared.properties(), declared.required()
+    for param in params:
+        if param.wire not in properties:
+            raise DefinitionError(
+                f"{owner}: parameter '{param.name}' is not a top-level property of "
+                "input_schema, so no argument could reach it; add it to the schema's "
+                "properties or remove the parameter"
+            )
+        if param.required and param.wire not in required:
+            raise DefinitionError(
+                f"{owner}: parameter '{param.name}' has no default but input_schema does not "
+                "require it; give it a default or list it in the schema's required"
+            )
 
 
 def _scopes(owner: str, requires: Collection[str]) -> frozenset[str]:

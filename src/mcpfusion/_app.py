@@ -18,6 +18,7 @@ from mcpfusion._catalog import DEFINITIONS, Catalog, Definitions, Route
 from mcpfusion._client import ClientChannel, ClientLacks, InputNeeded, before_running
 from mcpfusion._context import NO_META, Context, ContextFactory, Progress, Request
 from mcpfusion._datablock import DataFormat, Delimiter
+from mcpfusion._declared import InvalidArguments
 from mcpfusion._errors import DefinitionError
 from mcpfusion._failures import (
     forbidden,
@@ -303,16 +304,17 @@ class Fusion:
     # -- the catalog at run time ----------------------------------------------------------
 
     def announce_changes(self, announcer: Announcer) -> None:
-        """Registers ``announcer(tenant)``, awaited when a tool is enabled or disabled (for
-        ``tenant``'s callers, or everyone's when ``None``); the server adapter tells the
-        clients."""
+        """Registers ``announcer(tenant, listed)``, awaited when a tool (``listed`` is
+        ``"tools"``) or a prompt (``"prompts"``) is enabled or disabled, for ``tenant``'s
+        callers (everyone's when ``None``); the server adapter tells the clients."""
         self._announcers.append(announcer)
 
-    async def _catalog_changed(self, tenant: str | None) -> None:
-        self.toggled = True
+    async def _catalog_changed(self, tenant: str | None, listed: Listed = "tools") -> None:
+        if listed == "tools":
+            self.toggled = True
         for announcer in list(self._announcers):
             try:
-                await announcer(tenant)
+                await announcer(tenant, listed)
             except Exception:
                 logger.warning("announcing a catalog change failed", exc_info=True)
 
@@ -438,6 +440,8 @@ class Fusion:
                 if route.select_keys is not None:
                     accepted.append(SELECT)
                 problems = field_problems(exc, args, accepted) + problems
+            except InvalidArguments as exc:  # a declared input schema (input_schema=)
+                problems = exc.problems + problems
             if problems:
                 rejection = validation_failure(f"{route.tool.name}/{action.name}", problems)
         if self._chain is None:
@@ -575,11 +579,13 @@ class Fusion:
         title: str | None = None,
         description: str = "",
         requires: Collection[str] = (),
+        enabled: bool = True,
     ) -> Callable[[Callable[..., Any]], Prompt]:
         """Defines a prompt: ``@app.prompt()`` names it after its handler.
 
         Its arguments are the handler's parameters, validated like an action's; it returns
-        a str, messages (``user()``, ``assistant()``) or ``messages_from_view(...)``.
+        a str, messages (``user()``, ``assistant()``) or ``messages_from_view(...)``. With
+        ``enabled=False`` it is neither listed nor gettable until ``prompt.enable()``.
 
         Raises:
             DefinitionError: on a duplicate, a signature that cannot be described, or a
@@ -591,7 +597,12 @@ class Fusion:
             self._defining_check()
             chosen = name or str(getattr(handler, "__name__", ""))
             return self.surface.add_prompt(
-                chosen, handler, title=title, description=description, requires=requires
+                chosen,
+                handler,
+                title=title,
+                description=description,
+                requires=requires,
+                enabled=enabled,
             )
 
         return define
@@ -609,9 +620,12 @@ class Fusion:
         """Exactly the MCP ``ResourceTemplate`` objects of ``resources/templates/list``."""
         return self.surface.list_resource_templates(scopes)
 
-    def list_prompts(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
-        """Exactly the MCP ``Prompt`` objects of ``prompts/list``."""
-        return self.surface.list_prompts(scopes)
+    def list_prompts(
+        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Exactly the MCP ``Prompt`` objects of ``prompts/list`` (``scopes`` and ``tenant``
+        as for ``list_tools``)."""
+        return self.surface.list_prompts(scopes, tenant=tenant)
 
     def enable_ui_app(self, uri: str = DEFAULT_URI) -> Resource:
         """Serves the result renderer as an MCP App (``io.modelcontextprotocol/ui``).
@@ -741,8 +755,12 @@ async def _invalidated(action: Action, request: Request, response: ToolResponse)
     return response
 
 
-Announcer = Callable[[str | None], Awaitable[None]]
-"""Told that what a tenant's callers (or everyone, ``None``) may list has changed."""
+Listed = Literal["tools", "prompts"]
+"""A list that can change at run time."""
+
+Announcer = Callable[[str | None, Listed], Awaitable[None]]
+"""Told that a list (tools, prompts) of a tenant's callers (or everyone's, ``None``)
+changed."""
 
 
 def tenant_of(identity: Identity | None) -> str | None:

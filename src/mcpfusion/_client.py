@@ -157,6 +157,19 @@ class ClientChannel(Protocol):
         ...
 
 
+async def close_sse_stream(request: Request) -> bool:
+    """Closes the call's SSE stream so the client reconnects (see ``Context.close_sse_stream``).
+
+    A channel offers it with an optional ``close_sse_stream()`` method returning whether
+    it closed one.
+    """
+    close = getattr(request.client, "close_sse_stream", None)
+    if not callable(close):
+        return False
+    closed = await close()
+    return bool(closed)
+
+
 def supports(request: Request, feature: str) -> bool:
     """Whether the caller's client supports ``feature``.
 

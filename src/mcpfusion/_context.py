@@ -236,6 +236,18 @@ class Context:
         """
         await _client.log(self.request, level, message, data)
 
+    async def close_sse_stream(self) -> bool:
+        """Closes this call's SSE stream, asking the client to reconnect, and returns
+        whether it did; the handler goes on running.
+
+        Only a resumable stream can be closed (``HttpOptions(resumable=True)`` or an
+        ``event_store``, a stateful server, a client on MCP 2025-11-25): the client waits
+        the ``sse_retry`` interval, reconnects with ``Last-Event-ID`` and receives what
+        the call sent meanwhile, then the rest of it. A long call can so free its
+        connection (polling, SEP-1699). Anywhere else it is a no-op returning ``False``.
+        """
+        return await _client.close_sse_stream(self.request)
+
     async def elicit(
         self,
         message: str,

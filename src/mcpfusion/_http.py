@@ -27,7 +27,7 @@ from mcpfusion._guard import LOOPBACK_HOSTS, HostPolicy, RequestGuard
 from mcpfusion._options import HttpOptions, http_options
 from mcpfusion._ratelimit import SERVING_STORE, RateLimitStore
 from mcpfusion._sdk import ServableApp, build_server, hub_of
-from mcpfusion._streams import SessionManager
+from mcpfusion._streams import InMemoryEventStore, SessionManager
 
 logger = logging.getLogger("mcpfusion")
 
@@ -95,9 +95,14 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
             ignored,
         )
     server = build_server(app, subscription_bus=options.subscription_bus)
+    event_store = options.event_store
+    if event_store is None and options.resumable:
+        event_store = InMemoryEventStore()
     manager = SessionManager(
         app=server,
-        event_store=options.event_store,
+        event_store=event_store,
+        # The SSE retry field, sent with each resumable stream's priming event.
+        retry_interval=round(options.sse_retry * 1000) if event_store is not None else None,
         stateless=options.stateless,
         json_response=options.json_response,
         # Host, Origin and the body are checked by the RequestGuard, exactly.
@@ -107,7 +112,7 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         session_idle_timeout=options.session_idle_timeout,
     )
 
-    shared = (options.subscription_bus, options.event_store, options.rate_limit_store)
+    shared = (options.subscription_bus, event_store, options.rate_limit_store)
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:

@@ -57,6 +57,12 @@ class HttpOptions:
         event_store: the MCP SDK ``EventStore`` that makes a stateful session's SSE streams
             resumable with ``Last-Event-ID`` (``mcpfusion.redis.RedisEventStore``); each
             session reads only its own events. Stateful servers only.
+        resumable: makes SSE streams resumable without a shared store: events are kept in
+            this process's memory (``mcpfusion.server.InMemoryEventStore``, the last 10,000)
+            unless ``event_store`` is given. Stateful servers only.
+        sse_retry: seconds a client waits before reconnecting to a resumable stream that
+            dropped or that a handler closed (``ctx.close_sse_stream()``); sent as the SSE
+            ``retry`` field when streams are resumable.
         rate_limit_store: where ``rate_limit`` middleware created without ``store=`` keeps
             its buckets while this server runs (``mcpfusion.redis.RedisRateLimitStore`` to
             share limits between replicas). ``None``: each process counts on its own.
@@ -90,6 +96,8 @@ class HttpOptions:
     subscription_bus: Any = None
     event_store: Any = None
     rate_limit_store: RateLimitStore | None = None
+    resumable: bool = False
+    sse_retry: float = 1.0
 
     def __post_init__(self) -> None:
         _require(self.host, str, "host")
@@ -137,6 +145,12 @@ class HttpOptions:
         _duck(self.event_store, "event_store", "store_event", "replay_events_after")
         if self.event_store is not None and self.stateless:
             raise ValueError("event_store needs sessions: a stateless server has none to resume")
+        _require(self.resumable, bool, "resumable")
+        if self.resumable and self.stateless:
+            raise ValueError("resumable needs sessions: a stateless server has none to resume")
+        _require(self.sse_retry, int | float, "sse_retry")
+        if not 0 < self.sse_retry <= 3600:
+            raise ValueError(f"sse_retry must be in (0, 3600] seconds; got {self.sse_retry}")
         if self.rate_limit_store is not None:
             _require(self.rate_limit_store, RateLimitStore, "rate_limit_store")
 

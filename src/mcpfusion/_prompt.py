@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -161,6 +161,8 @@ class Prompt:
         context_type: type | None = None,
         state_type: type | None = None,
         style: Style = APP_DEFAULT,
+        enabled: bool = True,
+        on_change: Callable[[str | None], Awaitable[None]] | None = None,
     ) -> None:
         if not isinstance(description, str):
             raise DefinitionError(f"prompt '{name}': description must be a str")
@@ -189,9 +191,43 @@ class Prompt:
         )
         self.completers: dict[str, Completer] = {}
         self._types = (context_type, state_type)
+        self._enabled = bool(enabled)
+        self._tenants: dict[str, bool] = {}  # tenant -> enabled, where it differs
+        self._on_change = on_change
 
     def __repr__(self) -> str:
         return f"Prompt({self.name!r})"
+
+    # -- enabled at run time ---------------------------------------------------------------
+
+    def enabled_for(self, tenant: str | None) -> bool:
+        """Whether callers acting for ``tenant`` (``None``: for none) see and get it."""
+        return self._tenants.get(tenant, self._enabled) if tenant is not None else self._enabled
+
+    async def enable(self, *, tenant: str | None = None) -> None:
+        """Lists the prompt again, for everyone or for one tenant's callers; connected
+        clients are told their prompt list changed (``notifications/prompts/list_changed``)."""
+        await self._switch(True, tenant)
+
+    async def disable(self, *, tenant: str | None = None) -> None:
+        """Stops listing the prompt, for everyone or for one tenant's callers; getting it is
+        then an unknown prompt. Connected clients are told their prompt list changed."""
+        await self._switch(False, tenant)
+
+    async def _switch(self, enabled: bool, tenant: str | None) -> None:
+        if tenant is not None and not isinstance(tenant, str):
+            raise TypeError(f"tenant is a str or None; got {tenant!r}")
+        if tenant is None:
+            if self._enabled == enabled and not self._tenants:
+                return
+            self._enabled = enabled
+            self._tenants.clear()
+        else:
+            if self.enabled_for(tenant) == enabled:
+                return
+            self._tenants[tenant] = enabled
+        if self._on_change is not None:
+            await self._on_change(tenant)
 
     def complete(self, argument: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Registers the completion of an argument: ``@prompt.complete("customer_id")``.

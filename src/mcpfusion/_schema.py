@@ -60,7 +60,16 @@ def select_property(keys: Sequence[str]) -> dict[str, Any]:
 def flat_input_schema(
     action: Action, select_keys: Sequence[str] | None, *, lean: bool = False
 ) -> dict[str, Any]:
-    """The input schema of one action exposed as its own tool (``lean``: see ``_lean``)."""
+    """The input schema of one action exposed as its own tool (``lean``: see ``_lean``).
+
+    A declared schema (``input_schema=``) is advertised as given, lean or not, with only
+    ``_select`` added to its properties.
+    """
+    if action.declared is not None:
+        declared = action.declared.advertised()
+        if select_keys is not None:
+            declared.setdefault("properties", {})[SELECT] = select_property(select_keys)
+        return declared
     schema = lean_params(action.params_schema) if lean else action.params_schema
     properties = dict(schema.get("properties", {}))
     required = list(schema.get("required", []))

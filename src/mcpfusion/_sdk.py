@@ -147,7 +147,10 @@ def build_server(
             listed = views[key] = types.ListToolsResult(tools=shown)
         return listed
 
-    async def changed(tenant: str | None) -> None:
+    async def changed(tenant: str | None, listed: str = "tools") -> None:
+        if listed == "prompts":
+            await hub.prompts_changed(tenant)
+            return
         views.clear()
         await hub.tools_changed(tenant)
 

@@ -9,7 +9,7 @@ again from the start, finding its earlier questions answered.
 
 ``ClientHub`` is the server-wide part: each connection's log level (``logging/setLevel``),
 resource subscriptions (``resources/subscribe`` on 2025-11-25, ``subscriptions/listen``
-on 2026-07-28) and who to tell when the catalog or a resource changes.
+on 2026-07-28) and who to tell when the tool or prompt list or a resource changes.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from mcp.server.connection import Connection, allowed_log_levels
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.subscriptions import (
     ListenHandler,
+    PromptsListChanged,
     ResourceUpdated,
     ServerEvent,
     SubscriptionBus,
@@ -88,6 +89,13 @@ class TenantResourceUpdated(ResourceUpdated):
 @dataclass(frozen=True)
 class TenantToolsListChanged(ToolsListChanged):
     """``ToolsListChanged`` for the callers of one tenant (``None``: everyone)."""
+
+    tenant: str | None = None
+
+
+@dataclass(frozen=True)
+class TenantPromptsListChanged(PromptsListChanged):
+    """``PromptsListChanged`` for the callers of one tenant (``None``: everyone)."""
 
     tenant: str | None = None
 
@@ -297,6 +305,18 @@ class ClientHub:
             except Exception:
                 logger.debug("a connection left before the list change was sent", exc_info=True)
 
+    async def prompts_changed(self, tenant: str | None = None) -> None:
+        """``notifications/prompts/list_changed`` for the callers of ``tenant`` (``None``:
+        everyone): on the bus, and to each 2025-11-25 connection."""
+        await self.bus.publish(TenantPromptsListChanged(tenant=tenant))
+        for connection, other in list(self._connections.items()):
+            if tenant is not None and other is not None and other != tenant:
+                continue
+            try:
+                await connection.send_prompt_list_changed()
+            except Exception:
+                logger.debug("a connection left before the list change was sent", exc_info=True)
+
 
 def _covered(patterns: Sequence[str], uris: Collection[str]) -> list[str]:
     """The URIs whose state name a pattern matches."""
@@ -306,12 +326,13 @@ def _covered(patterns: Sequence[str], uris: Collection[str]) -> list[str]:
 
 
 class SdkClient:
-    """The ``ClientChannel`` of one ``tools/call``, over the SDK request context."""
+    """The ``ClientChannel`` of one ``tools/call``, ``prompts/get`` or ``resources/read``
+    (the requests that may answer ``input_required``), over the SDK request context."""
 
     def __init__(
         self,
         ctx: ServerRequestContext[Any],
-        params: types.CallToolRequestParams,
+        params: types.InputResponseRequestParams,
         hub: ClientHub,
     ) -> None:
         self._ctx = ctx
@@ -342,6 +363,14 @@ class SdkClient:
             declared = capabilities.roots is not None
         # 2025-11-25 asks on the call's stream, which stateless HTTP does not keep open.
         return declared and (self._modern or ctx.session.can_send_request)
+
+    async def close_sse_stream(self) -> bool:
+        """Closes the call's SSE stream, when the transport can resume it."""
+        close = self._ctx.close_sse_stream
+        if close is None:
+            return False
+        await close()
+        return True
 
     # -- logging --------------------------------------------------------------------------
 
@@ -428,7 +457,7 @@ class _Rounds:
     messages twice.
     """
 
-    def __init__(self, params: types.CallToolRequestParams) -> None:
+    def __init__(self, params: types.InputResponseRequestParams) -> None:
         self._answers = params.input_responses or {}
         self._recorded: dict[str, dict[str, Any]] = _decoded(params.request_state)
         self._asked = 0

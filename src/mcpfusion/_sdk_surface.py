@@ -11,8 +11,10 @@ from mcp.server.apps import EXTENSION_ID
 from mcp.shared.exceptions import MCPError
 
 from mcpfusion._bearer import identity_of
+from mcpfusion._client import InputNeeded
 from mcpfusion._content import Attachment, Audio, EmbeddedResource, Image, ResourceLink
 from mcpfusion._identity import Identity, scopes_of
+from mcpfusion._sdk_client import ClientHub, SdkClient, input_required
 from mcpfusion._surface import Surface, SurfaceError
 
 logger = logging.getLogger("mcpfusion")
@@ -73,30 +75,22 @@ def _error(exc: SurfaceError) -> MCPError:
     return MCPError(code, exc.message, None if exc.uri is None else {"uri": exc.uri})
 
 
-class Subscriptions(Protocol):
-    """Where ``resources/subscribe`` subscriptions are kept (``_sdk_client.ClientHub``): it
-    tells subscribers when a mutation changes what they follow (SPEC §15)."""
-
-    async def on_subscribe(
-        self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
-    ) -> types.EmptyResult: ...
-
-    async def on_unsubscribe(
-        self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
-    ) -> types.EmptyResult: ...
-
-
-def surface_handlers(app: object, subscriptions: Subscriptions) -> dict[str, Any]:
+def surface_handlers(app: object, hub: ClientHub) -> dict[str, Any]:
     """The ``Server`` keyword arguments that serve the app's resources, prompts and
-    completions; empty when it has none (or is not a ``Fusion`` app)."""
+    completions; empty when it has none (or is not a ``Fusion`` app).
+
+    ``hub`` keeps the resource subscriptions (it tells subscribers when a mutation changes
+    what they follow, SPEC §15), and is the client channel's server-wide part: a resource
+    or prompt handler talks to the client as a tool's does, its questions becoming
+    ``input_required`` rounds on 2026-07-28."""
     surface = getattr(app, "surface", None)
     if not isinstance(surface, Surface) or not surface or not isinstance(app, SurfaceApp):
         return {}
     found: dict[str, Any] = {}
     if surface.resources:
-        found.update(_resource_handlers(app, subscriptions))
+        found.update(_resource_handlers(app, hub))
     if surface.prompts:
-        found.update(_prompt_handlers(app))
+        found.update(_prompt_handlers(app, hub))
     completes = any(p.completers for p in surface.prompts.values()) or any(
         r.completers for r in surface.resources.values()
     )
@@ -105,7 +99,7 @@ def surface_handlers(app: object, subscriptions: Subscriptions) -> dict[str, Any
     return found
 
 
-def _resource_handlers(app: SurfaceApp, subscriptions: Subscriptions) -> dict[str, Any]:
+def _resource_handlers(app: SurfaceApp, hub: ClientHub) -> dict[str, Any]:
     surface = app.surface
 
     async def on_list_resources(
@@ -126,13 +120,18 @@ def _resource_handlers(app: SurfaceApp, subscriptions: Subscriptions) -> dict[st
 
     async def on_read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
-    ) -> types.ReadResourceResult:
+    ) -> types.ReadResourceResult | types.InputRequiredResult:
         try:
             read = await surface.read_resource(
-                str(params.uri), identity=_caller(app, ctx), meta=ctx.meta
+                str(params.uri),
+                identity=_caller(app, ctx),
+                meta=ctx.meta,
+                client=SdkClient(ctx, params, hub),
             )
         except SurfaceError as exc:
             raise _error(exc) from None
+        except InputNeeded as need:  # a question, asked by ending this round (2026-07-28)
+            return input_required(need)
         return types.ReadResourceResult.model_validate(
             {"contents": list(read.contents), "ttlMs": read.ttl_ms, "cacheScope": read.cache_scope}
         )
@@ -144,36 +143,44 @@ def _resource_handlers(app: SurfaceApp, subscriptions: Subscriptions) -> dict[st
         found = surface.find_resource(uri)
         if found is None or found[0].requires - scopes_of(_caller(app, ctx)):
             raise MCPError(types.INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri})
-        return await subscriptions.on_subscribe(ctx, params)
+        return await hub.on_subscribe(ctx, params)
 
     return {
         "on_list_resources": on_list_resources,
         "on_list_resource_templates": on_list_resource_templates,
         "on_read_resource": on_read_resource,
         "on_subscribe_resource": on_subscribe,
-        "on_unsubscribe_resource": subscriptions.on_unsubscribe,
+        "on_unsubscribe_resource": hub.on_unsubscribe,
     }
 
 
-def _prompt_handlers(app: SurfaceApp) -> dict[str, Any]:
+def _prompt_handlers(app: SurfaceApp, hub: ClientHub) -> dict[str, Any]:
     surface = app.surface
 
     async def on_list_prompts(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        listed = surface.list_prompts(scopes_of(_caller(app, ctx)))
+        identity = _caller(app, ctx)
+        tenant = identity.tenant if identity is not None else None
+        listed = surface.list_prompts(scopes_of(identity), tenant=tenant)
         prompts = [types.Prompt.model_validate(item) for item in listed]
         return types.ListPromptsResult(prompts=prompts, ttl_ms=_TTL, cache_scope=_SCOPE)
 
     async def on_get_prompt(
         ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
-    ) -> types.GetPromptResult:
+    ) -> types.GetPromptResult | types.InputRequiredResult:
         try:
             result = await surface.get_prompt(
-                params.name, params.arguments, identity=_caller(app, ctx), meta=ctx.meta
+                params.name,
+                params.arguments,
+                identity=_caller(app, ctx),
+                meta=ctx.meta,
+                client=SdkClient(ctx, params, hub),
             )
         except SurfaceError as exc:
             raise _error(exc) from None
+        except InputNeeded as need:  # a question, asked by ending this round (2026-07-28)
+            return input_required(need)
         return types.GetPromptResult.model_validate(result.to_mcp())
 
     return {"on_list_prompts": on_list_prompts, "on_get_prompt": on_get_prompt}

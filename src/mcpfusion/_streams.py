@@ -5,10 +5,14 @@ id, so request ``1`` of two sessions would share a stream, and a ``Last-Event-ID
 on one session could replay another's events. Each session here gets a view of the
 store that prefixes its streams and its event ids with the session id and replays only
 its own ids.
+
+``InMemoryEventStore`` is the store of one process (``HttpOptions(resumable=True)``);
+``mcpfusion.redis.RedisEventStore`` is the one replicas share.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict, deque
 from typing import Any
 
 from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
@@ -20,6 +24,62 @@ from mcp.server.streamable_http import (
 )
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import JSONRPCMessage
+
+
+class InMemoryEventStore(EventStore):
+    """The MCP SDK's ``EventStore`` in this process's memory: an SSE stream dropped
+    mid-call resumes with ``Last-Event-ID`` and loses no message, as long as the process
+    runs and the events are among the last ``max_events`` it stored (older ones are
+    dropped first, so memory stays bounded).
+
+    Args:
+        max_events: events kept across all streams.
+
+    Raises:
+        ValueError: if ``max_events`` is not a positive int.
+    """
+
+    def __init__(self, max_events: int = 10_000) -> None:
+        if isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 1:
+            raise ValueError(f"max_events must be a positive int; got {max_events!r}")
+        self.max_events = max_events
+        self._events: OrderedDict[int, tuple[str, JSONRPCMessage | None]] = OrderedDict()
+        self._streams: dict[str, deque[int]] = {}
+        self._last = 0
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    async def store_event(self, stream_id: str, message: JSONRPCMessage | None) -> str:
+        """Stores one event of ``stream_id`` (``None``: a priming event); returns its id."""
+        self._last += 1
+        self._events[self._last] = (stream_id, message)
+        self._streams.setdefault(stream_id, deque()).append(self._last)
+        while len(self._events) > self.max_events:
+            _, (stream, _) = self._events.popitem(last=False)
+            ids = self._streams[stream]
+            ids.popleft()  # ids grow: a stream's oldest is the store's oldest of it
+            if not ids:
+                del self._streams[stream]
+        return str(self._last)
+
+    async def replay_events_after(
+        self, last_event_id: str, send_callback: EventCallback
+    ) -> str | None:
+        """Sends the messages its stream had after ``last_event_id``; the stream, or
+        ``None`` when the id is unknown (never stored, or dropped)."""
+        if not (last_event_id.isascii() and last_event_id.isdigit()):
+            return None
+        after = int(last_event_id)
+        found = self._events.get(after)
+        if found is None:
+            return None
+        stream = found[0]
+        for event_id in [i for i in self._streams.get(stream, ()) if i > after]:
+            event = self._events.get(event_id)
+            if event is not None and event[1] is not None:
+                await send_callback(EventMessage(event[1], str(event_id)))
+        return stream
 
 
 class SessionScoped(EventStore):

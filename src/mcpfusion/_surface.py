@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from pydantic import ValidationError
 
 from mcpfusion._action import Action
+from mcpfusion._client import ClientChannel
 from mcpfusion._completion import Completer, completion
 from mcpfusion._context import NO_META, ContextFactory, Request
 from mcpfusion._errors import DefinitionError, ToolError
@@ -128,10 +129,14 @@ class Surface:
             context_type=app.context_type,
             state_type=app.state_type,
             style=app.style,
+            on_change=self._prompts_changed,
             **options,
         )
         self.prompts[name] = prompt
         return prompt
+
+    async def _prompts_changed(self, tenant: str | None) -> None:
+        await self._app._catalog_changed(tenant, "prompts")
 
     # -- lists ---------------------------------------------------------------------------
 
@@ -153,9 +158,19 @@ class Surface:
             if r.is_template and _allowed(r.requires, scopes)
         ]
 
-    def list_prompts(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
-        """The MCP ``Prompt`` objects the caller may get."""
-        return [p.listing() for p in self.prompts.values() if _allowed(p.requires, scopes)]
+    def list_prompts(
+        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The MCP ``Prompt`` objects the caller may get: allowed by ``scopes`` (``None``:
+        any) and enabled for ``tenant``'s callers (``Prompt.disable``)."""
+        return [p.listing() for p in self._gettable(scopes, tenant)]
+
+    def _gettable(self, scopes: Collection[str] | None, tenant: str | None) -> list[Prompt]:
+        return [
+            p
+            for p in self.prompts.values()
+            if _allowed(p.requires, scopes) and p.enabled_for(tenant)
+        ]
 
     def find_resource(self, uri: str) -> tuple[Resource, dict[str, str]] | None:
         """The resource ``uri`` names and its variables: a fixed URI first, then templates."""
@@ -177,8 +192,10 @@ class Surface:
         identity: Identity | None = None,
         meta: Mapping[str, Any] | None = None,
         context: ContextFactory | None = None,
+        client: ClientChannel | None = None,
     ) -> ReadResult:
-        """Reads ``uri`` through its resource's handler and Presenter.
+        """Reads ``uri`` through its resource's handler and Presenter; ``client`` is the
+        client on the other end, as the server adapter provides it (``ctx.elicit``, ...).
 
         Raises:
             SurfaceError: unknown URI, a variable that fails validation, missing scopes,
@@ -191,7 +208,7 @@ class Surface:
         action = resource.action
         where = f"resource {preview(uri)}"
         kwargs = _parsed(action, variables, where, uri)
-        request = self._request(resource.name, "read", identity, meta)
+        request = self._request(resource.name, "read", identity, meta, client)
         value, response = await self._run(action, kwargs, request, context, where, uri)
         try:
             contents = resource.contents(uri, value, response)
@@ -207,24 +224,27 @@ class Surface:
         identity: Identity | None = None,
         meta: Mapping[str, Any] | None = None,
         context: ContextFactory | None = None,
+        client: ClientChannel | None = None,
     ) -> PromptResult:
-        """Runs prompt ``name`` with ``arguments`` and returns its messages.
+        """Runs prompt ``name`` with ``arguments`` and returns its messages; ``client`` as
+        for ``read_resource``. A question the client answers in a later round (MCP
+        2026-07-28) ends the run with ``InputNeeded``, which the adapter sends as an
+        ``input_required`` result.
 
         Raises:
             SurfaceError: unknown prompt, arguments that fail validation, missing scopes,
                 or the handler failed.
         """
+        gettable = self._gettable(scopes_of(identity), _tenant(identity))
         prompt = self.prompts.get(name) if isinstance(name, str) else None
-        if prompt is None or not _allowed(prompt.requires, scopes_of(identity)):
-            known = ", ".join(
-                p for p, v in self.prompts.items() if _allowed(v.requires, scopes_of(identity))
-            )
+        if prompt is None or prompt not in gettable:
+            known = ", ".join(p.name for p in gettable)
             raise SurfaceError(
                 "not_found", f"Unknown prompt {preview(name)}. Prompts: {known or 'none'}."
             )
         where = f"prompt '{name}'"
         kwargs = _parsed(prompt.action, dict(arguments or {}), where)
-        request = self._request(name, "get", identity, meta)
+        request = self._request(name, "get", identity, meta, client)
         value, _ = await self._run(
             prompt.action, kwargs, request, context, where, None, present=False
         )
@@ -256,7 +276,8 @@ class Surface:
         owner: Prompt | Resource | None = (
             self.prompts.get(target) if ref == "prompt" else self.resources.get(target)
         )
-        if owner is None or not _allowed(owner.requires, scopes):
+        hidden = isinstance(owner, Prompt) and not owner.enabled_for(_tenant(identity))
+        if owner is None or hidden or not _allowed(owner.requires, scopes):
             kind = "prompt" if ref == "prompt" else "resource template"
             raise SurfaceError("not_found", f"Unknown {kind} {preview(target)}.")
         found: Completer | None = owner.completers.get(argument)
@@ -278,10 +299,15 @@ class Surface:
     # -- helpers -------------------------------------------------------------------------
 
     def _request(
-        self, name: str, step: str, identity: Identity | None, meta: Mapping[str, Any] | None
+        self,
+        name: str,
+        step: str,
+        identity: Identity | None,
+        meta: Mapping[str, Any] | None,
+        client: ClientChannel | None = None,
     ) -> Request:
-        app = self._app
-        return Request(name, step, meta or NO_META, None, identity, app._lifespan.state)
+        state = self._app._lifespan.state
+        return Request(name, step, meta or NO_META, None, identity, state, client=client)
 
     async def _run(
         self,
@@ -308,6 +334,10 @@ class Surface:
             raise
         except Exception as exc:
             raise _failed(exc, where, uri) from None
+
+
+def _tenant(identity: Identity | None) -> str | None:
+    return identity.tenant if identity is not None else None
 
 
 def _allowed(requires: frozenset[str], scopes: Collection[str] | None) -> bool:

@@ -233,6 +233,7 @@ class Tool:
         invalidates: Collection[str] = (),
         confirm: bool | str | Confirm | None = None,
         requires_client: Collection[Feature] = (),
+        input_schema: Mapping[str, Any] | None = None,
     ) -> Callable[[F], F]: ...
 
     def action(
@@ -254,6 +255,7 @@ class Tool:
         invalidates: Collection[str] = (),
         confirm: bool | str | Confirm | None = None,
         requires_client: Collection[Feature] = (),
+        input_schema: Mapping[str, Any] | None = None,
     ) -> Any:
         """Declares an action; use as ``@tool.action`` or ``@tool.action("name", ...)``.
 
@@ -283,6 +285,11 @@ class Tool:
             requires_client: client features it cannot run without (``"elicitation"``,
                 ``"sampling"``, ``"roots"``): a client without them gets
                 ``UNSUPPORTED_BY_CLIENT``.
+            input_schema: the input schema as a JSON Schema dict (Draft 2020-12), for
+                inputs a signature cannot describe (``allOf``/``anyOf``, ``if``/``then``/
+                ``else``): advertised as given and enforced with a JSON Schema validator;
+                each handler parameter receives the argument of its name as sent. Flat
+                tools only.
 
         Returns:
             The decorator; it registers the function and returns it unchanged.
@@ -313,6 +320,7 @@ class Tool:
                 invalidates=invalidates,
                 confirm=confirm,
                 requires_client=requires_client,
+                input_schema=input_schema,
             )
             self.add(action)
             return handler
@@ -335,6 +343,12 @@ class Tool:
             raise DefinitionError(
                 f"tool '{self.name}': the flat tool name '{self.flat_name(action.name)}' is "
                 "not allowed by MCP (1-64 letters, digits or _.-); shorten the names"
+            )
+        if action.declared is not None and self.exposition != "flat":
+            raise DefinitionError(
+                f"tool '{self.name}': action '{action.name}' declares input_schema, which only "
+                "a flat tool advertises as given (a grouped tool unites its actions' "
+                'parameters); use exposition="flat"'
             )
         flat = [self.flat_name(action.name)] if self.exposition == "flat" else []
         self._app._defining(self, [])

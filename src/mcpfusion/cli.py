@@ -233,6 +233,7 @@ def http_options(args: argparse.Namespace) -> HttpOptions:
         path=args.path,
         stateless=args.stateless,
         json_response=args.json_response,
+        resumable=args.resumable,
         allowed_hosts=args.allowed_hosts,
         allowed_origins=args.allowed_origins,
         cors_origins=args.cors_origins,
@@ -333,6 +334,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--stateless", action="store_true", help="no sessions (load balancers)")
     run.add_argument(
         "--json-response", action="store_true", help="JSON bodies, not SSE (drops progress)"
+    )
+    run.add_argument(
+        "--resumable",
+        action="store_true",
+        help="keep SSE events in memory so a dropped stream resumes (Last-Event-ID); stateful only",
     )
     run.add_argument(
         "--allowed-host",

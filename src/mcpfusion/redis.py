@@ -47,7 +47,12 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from mcpfusion._sdk_client import StateChanged, TenantResourceUpdated, TenantToolsListChanged
+from mcpfusion._sdk_client import (
+    StateChanged,
+    TenantPromptsListChanged,
+    TenantResourceUpdated,
+    TenantToolsListChanged,
+)
 
 __all__ = ["RedisEventStore", "RedisRateLimitStore", "RedisSubscriptionBus", "shared_state"]
 
@@ -203,7 +208,7 @@ def decode_event(data: bytes | str) -> ServerEvent | None:
     if kind == "tools":
         return TenantToolsListChanged(tenant=tenant) if tenant else ToolsListChanged()
     if kind == "prompts":
-        return PromptsListChanged()
+        return TenantPromptsListChanged(tenant=tenant) if tenant else PromptsListChanged()
     if kind == "resources":
         return ResourcesListChanged()
     uri = fields.get("uri")

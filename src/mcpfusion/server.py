@@ -19,12 +19,14 @@ from mcpfusion._lifespan import until_signalled
 from mcpfusion._options import HttpOptions
 from mcpfusion._sdk import ServableApp, build_server, to_call_tool_result
 from mcpfusion._stdio import serve_stdio
+from mcpfusion._streams import InMemoryEventStore
 from mcpfusion._workers import AppFactory, run_workers
 
 __all__ = [
     "AppFactory",
     "HostPolicy",
     "HttpOptions",
+    "InMemoryEventStore",
     "ServableApp",
     "asgi_app",
     "build_server",

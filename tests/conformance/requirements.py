@@ -1276,6 +1276,16 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/unit/test_billing_surface.py::test_collections_call_is_built_from_the_presenters",
         ),
     ),
+    Clause(
+        "S13.27",
+        "A flat action's declared input_schema is its inputSchema as given (plus _select) and validates its calls, each violation a validation-error field; grouped tools refuse it.",
+        tests=(
+            "tests/unit/test_declared.py::test_the_declared_schema_is_advertised_as_given",
+            "tests/unit/test_declared.py::test_select_is_added_to_a_declared_schema",
+            "tests/unit/test_declared.py::test_invalid_arguments_are_validation_errors_naming_each_field",
+            "tests/unit/test_declared.py::test_a_declared_schema_that_cannot_serve_is_a_definition_error",
+        ),
+    ),
     # -- 14. Deliberate differences from the product page ------------------------------
     Clause(
         "S14.1",

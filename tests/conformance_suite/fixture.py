@@ -1,20 +1,20 @@
 """The conformance suite's fixture server, built only with mcpfusion's public API.
 
-The suite calls tools by fixed names (``test_simple_text``, ``test_error_handling``, ...)
-and checks what they return. Each one below implements its part of that contract as far
-as mcpfusion can express it today; what it cannot express is listed with the reason in
-``EXPECTED_FAILURES.md``, and the tools that only make sense with those features are
-left out. Serve it with ``mcpfusion run tests/conformance_suite/fixture.py:app --http``.
+The suite calls tools and prompts by fixed names (``test_simple_text``,
+``test_error_handling``, ...) and checks what they return; each one below implements its
+part of that contract. What fails anyway (what no server can do over stateless HTTP) is
+listed with the reason in ``EXPECTED_FAILURES.md``. Serve it with
+``mcpfusion run tests/conformance_suite/fixture.py:app --http --resumable``.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import anyio
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from mcpfusion import (
     Audio,
@@ -72,28 +72,38 @@ def x_mcp_header(
     return f"region={region}"
 
 
-# Lower case: the suite looks the definition up as `$defs.address`, and pydantic keys
-# definitions by class name.
-class address(BaseModel):
-    """A postal address."""
-
-    model_config = ConfigDict(title="address", json_schema_extra={"$anchor": "addressDef"})
-
-    street: str = ""
-    city: str = ""
-
-
-# `json_schema_2020_12_tool`: the keywords a signature can produce ($defs, $anchor inside
-# them, additionalProperties: false). $schema, allOf/anyOf and if/then/else at the top of
-# the inputSchema need a way to declare the schema itself, which mcpfusion lacks.
+# `json_schema_2020_12_tool`: a schema a signature cannot produce ($schema, allOf/anyOf and
+# if/then/else at its top), declared as given and enforced as declared.
+JSON_SCHEMA_2020_12: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+        "address": {
+            "$anchor": "addressDef",
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        }
+    },
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
+    "additionalProperties": False,
+}
 json_schema = app.tool("json_schema_2020_12", exposition="flat")
 
 
-@json_schema.action("tool", read_only=True)
+@json_schema.action("tool", read_only=True, input_schema=JSON_SCHEMA_2020_12)
 def json_schema_2020_12_tool(
     name: str = "",
-    address: address | None = None,
-    contactMethod: Literal["phone", "email"] | None = None,  # the suite's spelling
+    contactMethod: str | None = None,  # the suite's spelling
     phone: str = "",
     email: str = "",
 ) -> str:
@@ -199,6 +209,20 @@ def test_prompt_with_embedded_resource(
 def test_prompt_with_image() -> list[Message]:
     """A prompt that includes image content."""
     return [user(Image(PNG)), user("Please analyze the image above.")]
+
+
+class PromptContext(BaseModel):
+    """What test_input_required_result_prompt asks for."""
+
+    context: str
+
+
+@app.prompt()
+async def test_input_required_result_prompt(ctx: Context) -> str:
+    """Tests InputRequiredResult from prompts/get (SEP-2322 non-tool request)."""
+    question = "What context should the prompt use?"
+    answer = await ctx.elicit(question, PromptContext, key="user_context")
+    return f"Use the following context: {answer.data.context if answer.accepted else '?'}"
 
 
 # -- Talking to the client: logging, sampling, elicitation, input-required rounds, list
@@ -413,6 +437,16 @@ async def input_required_result_capabilities(ctx: Context) -> str:
     return "capability-gated"
 
 
+@test.action("reconnection", read_only=True)
+async def reconnection(ctx: Context) -> str:
+    """Tests SSE polling by closing stream mid-call (SEP-1699)."""
+    await ctx.log("info", "Before disconnect")
+    await ctx.close_sse_stream()  # served with --resumable: the client reconnects
+    await anyio.sleep(0.2)
+    await ctx.log("info", "After reconnect")
+    return "Reconnection test completed"
+
+
 # A tool that appears and disappears at run time: test_trigger_tool_change announces it.
 dynamic = app.tool("dynamic", exposition="flat", enabled=False)
 
@@ -429,3 +463,18 @@ async def trigger_tool_change() -> str:
     await dynamic.enable()
     await dynamic.disable()
     return "tool list changed"
+
+
+# A prompt that appears and disappears at run time: test_trigger_prompt_change announces it.
+@app.prompt(enabled=False)
+def test_dynamic_prompt() -> str:
+    """A prompt enabled and disabled by test_trigger_prompt_change."""
+    return "dynamic"
+
+
+@test.action("trigger_prompt_change")
+async def trigger_prompt_change() -> str:
+    """Mutates the prompt list and announces it to subscriptions/listen streams (SEP-2575)."""
+    await test_dynamic_prompt.enable()
+    await test_dynamic_prompt.disable()
+    return "prompt list changed"

@@ -303,7 +303,8 @@ def server_command(server: str, port: int, transport: str, reference: Path | Non
     if server == "fixture":
         command = [sys.executable, "-m", "mcpfusion.cli", "run", f"{HERE / 'fixture.py'}:app"]
         command += ["--http", "--host", "127.0.0.1", "--port", str(port)]
-        return command + (["--stateless"] if transport == "stateless" else [])
+        # Stateful sessions resume their SSE streams, as the reference's do (SEP-1699).
+        return command + (["--stateless"] if transport == "stateless" else ["--resumable"])
     assert reference is not None
     return [sys.executable, "-c", _REFERENCE_LAUNCHER, str(port), transport]
 

@@ -12,7 +12,7 @@ import pytest
 
 from mcpfusion.testing import FakeClient, FusionTester
 from tests.conformance_suite import run
-from tests.conformance_suite.fixture import app
+from tests.conformance_suite.fixture import JSON_SCHEMA_2020_12, app
 
 ENTRY = "- `tools-call-image:tools-call-image` — needs image content blocks."
 
@@ -115,6 +115,8 @@ TALKING = (
             "streaming_elicitation",
             "missing_capability",
             "trigger_tool_change",
+            "trigger_prompt_change",
+            "reconnection",
         )
     }
     | {
@@ -160,6 +162,8 @@ def test_the_talking_tools_answer_as_the_suite_expects() -> None:
     assert refused.error_code == "UNSUPPORTED_BY_CLIENT"
     assert tester.call_sync("test_trigger_tool_change").text == "tool list changed"
     assert "dynamic_tool" not in {t["name"] for t in app.list_tools()}
+    assert tester.call_sync("test_trigger_prompt_change").text == "prompt list changed"
+    assert "test_dynamic_prompt" not in {p["name"] for p in app.list_prompts()}
 
 
 def test_the_fixture_answers_as_the_suite_expects() -> None:
@@ -173,12 +177,18 @@ def test_the_fixture_answers_as_the_suite_expects() -> None:
     assert [event.done for event in progress] == [0, 50, 100]
 
 
-def test_the_schema_tool_keeps_what_a_signature_can_give() -> None:
-    """json_schema_2020_12_tool has $defs.address with its $anchor, and no extra fields."""
+def test_the_schema_tool_advertises_and_enforces_its_declared_schema() -> None:
+    """json_schema_2020_12_tool lists its schema as declared ($schema, allOf, if/then/else)
+    and refuses arguments the schema refuses."""
     [tool] = [t for t in app.list_tools() if t["name"] == "json_schema_2020_12_tool"]
-    schema = tool["inputSchema"]
-    assert schema["$defs"]["address"]["$anchor"] == "addressDef"
-    assert schema["additionalProperties"] is False
+    assert tool["inputSchema"] == JSON_SCHEMA_2020_12
+    tester = FusionTester(app)
+    assert tester.call_sync("json_schema_2020_12_tool", email="a@example.com").text == (
+        "json_schema_2020_12_tool"
+    )
+    refused = tester.call_sync("json_schema_2020_12_tool", contactMethod="phone", email="x")
+    assert refused.error_code == "VALIDATION_ERROR"
+    assert '<field name="phone">Field required.' in refused.raw["content"][0]["text"]
 
 
 def test_the_fixture_sends_content_beyond_text() -> None:
@@ -225,6 +235,9 @@ async def test_the_fixture_serves_the_suites_resources_and_prompts() -> None:
     assert [m.text for m in prompt.messages] == [
         "Prompt with arguments: arg1='hello', arg2='world'"
     ]
+    asking = FusionTester(app, client=FakeClient(answers=[("accept", {"context": "tests"})]))
+    asked = await asking.get_prompt("test_input_required_result_prompt")
+    assert [m.text for m in asked.messages] == ["Use the following context: tests"]
     assert await tester.complete("test_prompt_with_arguments", "arg1", "par") == [
         "paris",
         "park",

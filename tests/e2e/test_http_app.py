@@ -7,8 +7,9 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from mcp import Client
+from mcp import Client, types
 
+from mcpfusion import Context, Fusion
 from mcpfusion.server import asgi_app
 from tests.client_results import first_text, texts
 from tests.e2e.servers import http_server, uvicorn_in_process
@@ -112,3 +113,49 @@ async def test_cli_allowed_host_switches_protection_on() -> None:
             port = int(url.rsplit(":", 1)[1].split("/")[0])
             assert (await post(port, host=f"api.example.com:{port}")).status_code == 200
             assert (await post(port, host=f"127.0.0.1:{port}")).status_code == 421
+
+
+def _polling_app() -> Fusion:
+    """A tool that closes its SSE stream mid-call and goes on (SEP-1699 polling)."""
+    app = Fusion("polling")
+
+    @app.tool("poll").action(read_only=True)
+    async def run(ctx: Context) -> str:
+        """Logs, closes its stream, logs again."""
+        await ctx.log("info", "before")
+        closed = await ctx.close_sse_stream()
+        await anyio.sleep(0.2)
+        await ctx.log("info", "after")
+        return f"closed={closed}"
+
+    return app
+
+
+@pytest.mark.parametrize("resumable", [True, False])
+async def test_a_closed_stream_resumes_and_loses_nothing(resumable: bool) -> None:
+    """With resumable=True a handler's closed stream is resumed by the client (Last-Event-ID)
+    and every message arrives; without, closing is a no-op that says so."""
+    heard: list[Any] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        heard.append(params.data)
+
+    asgi = asgi_app(_polling_app(), resumable=resumable, sse_retry=0.1)
+    with anyio.fail_after(30):
+        async with (
+            uvicorn_in_process(asgi) as port,
+            Client(f"http://127.0.0.1:{port}/mcp", mode="legacy", logging_callback=on_log) as c,
+        ):
+            result = await c.call_tool("poll", {"action": "run"})
+    assert first_text(result) == f"closed={resumable}"
+    assert heard == ["before", "after"]
+
+
+async def test_resumable_streams_send_a_priming_event_with_the_retry_interval() -> None:
+    """A resumable stateful server opens each POST stream with an event id and retry."""
+    asgi = asgi_app(_polling_app(), resumable=True, sse_retry=0.25)
+    with anyio.fail_after(30):
+        async with uvicorn_in_process(asgi) as port:
+            response = await post(port)
+    assert response.status_code == 200
+    assert "retry: 250" in response.text.replace("\r\n", "\n")

@@ -163,3 +163,25 @@ def test_with_invalidation_keeps_annotations_and_views() -> None:
     assert merged.blocks[1:] == (
         '<cache_invalidation caused_by="a.b">\n- c.d\n- a.*\n</cache_invalidation>',
     )
+
+
+async def test_closing_the_stream_goes_through_a_channel_that_can() -> None:
+    """ctx.close_sse_stream asks the channel when it offers it; otherwise it says False."""
+
+    class Closing(FakeClient):
+        closed = 0
+
+        async def close_sse_stream(self) -> bool:
+            self.closed += 1
+            return True
+
+    async def go(ctx: Context) -> str:
+        return f"closed={await ctx.close_sse_stream()}"
+
+    closing = Closing()
+    assert (await FusionTester(_app(go), client=closing).call("t", "go")).data == "closed=True"
+    assert closing.closed == 1
+    assert (await FusionTester(_app(go), client=FakeClient()).call("t", "go")).data == (
+        "closed=False"
+    )
+    assert (await FusionTester(_app(go)).call("t", "go")).data == "closed=False"

@@ -100,6 +100,7 @@ PUBLIC = {
         "AppFactory",
         "HostPolicy",
         "HttpOptions",
+        "InMemoryEventStore",
         "ServableApp",
         "asgi_app",
         "build_server",

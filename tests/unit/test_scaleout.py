@@ -24,7 +24,12 @@ from mcp_types import JSONRPCMessage, JSONRPCNotification, JSONRPCResponse
 from mcpfusion import Fusion, HttpOptions, Identity
 from mcpfusion._ratelimit import SERVING_STORE
 from mcpfusion._sdk import build_server, hub_of
-from mcpfusion._sdk_client import StateChanged, TenantResourceUpdated, TenantToolsListChanged
+from mcpfusion._sdk_client import (
+    StateChanged,
+    TenantPromptsListChanged,
+    TenantResourceUpdated,
+    TenantToolsListChanged,
+)
 from mcpfusion._streams import SessionManager, SessionScoped
 from mcpfusion.cli import UsageError, build_parser, http_options, main
 from mcpfusion.middleware import MemoryRateLimitStore, rate_limit
@@ -35,7 +40,7 @@ from mcpfusion.redis import (
     decode_event,
     encode_event,
 )
-from mcpfusion.server import run_http, run_workers
+from mcpfusion.server import InMemoryEventStore, asgi_app, run_http, run_workers
 from mcpfusion.testing import FusionTester
 
 pytestmark = pytest.mark.anyio
@@ -68,6 +73,10 @@ NOWHERE = f"redis://127.0.0.1:{_closed_port()}/0"
             "event_store needs sessions",
         ),
         ({"rate_limit_store": object()}, TypeError, "rate_limit_store must be a"),
+        ({"resumable": True, "stateless": True}, ValueError, "resumable needs sessions"),
+        ({"resumable": 1}, TypeError, "resumable must be a bool"),
+        ({"sse_retry": 0}, ValueError, r"sse_retry must be in \(0, 3600\]"),
+        ({"sse_retry": "1"}, TypeError, "sse_retry must be a"),
     ],
 )
 def test_scale_out_options_are_checked(
@@ -92,6 +101,9 @@ def test_cli_flags_map_onto_the_scale_out_options() -> None:
     assert (stateless.event_store, stateless.shutdown_timeout) == (None, 2.5)
     plain = http_options(build_parser().parse_args(["run", "x:app", "--http"]))
     assert (plain.subscription_bus, plain.rate_limit_store, plain.event_store) == (None,) * 3
+    assert plain.resumable is False
+    resumable = http_options(build_parser().parse_args(["run", "x:app", "--http", "--resumable"]))
+    assert resumable.resumable is True
 
 
 def test_workers_and_redis_need_http(capsys: pytest.CaptureFixture[str]) -> None:
@@ -156,9 +168,10 @@ def test_build_server_listens_on_the_bus_it_is_given() -> None:
 
 def test_mcpfusion_events_cross_the_redis_bus_with_their_fields() -> None:
     """A tenant's update, a tenant's list change and a state change keep their fields."""
-    events: list[ResourceUpdated | ToolsListChanged] = [
+    events: list[ResourceUpdated | ToolsListChanged | PromptsListChanged] = [
         TenantResourceUpdated(uri="billing://invoices/INV-1", tenant="t1"),
         TenantToolsListChanged(tenant="t2"),
+        TenantPromptsListChanged(tenant="t3"),
         StateChanged("mcpfusion-state:billing.*", ("billing.*",), "t1", 12345),
         ResourceUpdated("x://a"),
     ]
@@ -283,6 +296,49 @@ async def test_sessions_keep_their_own_streams_and_events() -> None:
     replayed.clear()
     assert await b.replay_events_after(first, collect) is None
     assert replayed == []
+
+
+async def test_the_in_memory_store_replays_a_stream_after_an_id() -> None:
+    """Replay sends the same stream's messages after the id (not priming events, not other
+    streams); an unknown or dropped id replays nothing; the oldest events go first."""
+    store = InMemoryEventStore(max_events=4)
+    priming = await store.store_event("1", None)
+    await store.store_event("1", _note(1))
+    await store.store_event("2", _note(2))
+    await store.store_event("1", _note(3))
+    replayed: list[EventMessage] = []
+
+    async def collect(event: EventMessage) -> None:
+        replayed.append(event)
+
+    assert await store.replay_events_after(priming, collect) == "1"
+    assert [e.event_id for e in replayed] == ["2", "4"]
+    assert [e.message for e in replayed] == [_note(1), _note(3)]
+    for unknown in ("99", "x", "-1", "\uff11"):
+        assert await store.replay_events_after(unknown, collect) is None
+    await store.store_event("3", _note(4))  # the fifth: the priming event is dropped
+    assert len(store) == 4
+    assert await store.replay_events_after(priming, collect) is None
+    with pytest.raises(ValueError, match="max_events must be a positive int"):
+        InMemoryEventStore(max_events=0)
+
+
+def test_resumable_serving_keeps_events_in_memory() -> None:
+    """resumable=True gives the session manager an in-memory store and the retry interval;
+    a given store is used as it is."""
+    app = Fusion("x")
+
+    def manager(**changes: Any) -> Any:
+        route: Any = asgi_app(app, **changes).routes[0]
+        return route.endpoint.app.session_manager  # RequestGuard -> StreamableHTTPASGIApp
+
+    found = manager(resumable=True, sse_retry=0.5)
+    assert isinstance(found.event_store, InMemoryEventStore)
+    assert found.retry_interval == 500
+    given = MemoryEventStore()
+    assert manager(event_store=given).event_store is given
+    plain = manager()
+    assert (plain.event_store, plain.retry_interval) == (None, None)
 
 
 async def test_the_session_manager_gives_each_session_its_scope() -> None:

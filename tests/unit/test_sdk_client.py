@@ -17,9 +17,10 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, S
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from mcpfusion import Context, Fusion, Identity
+from mcpfusion import Context, Fusion, Identity, SurfaceError
 from mcpfusion._sdk_client import ClientHub, TenantResourceUpdated, _TenantView
 from mcpfusion.server import build_server
+from mcpfusion.testing import FusionTester
 
 pytestmark = pytest.mark.anyio
 
@@ -340,3 +341,70 @@ async def test_a_declared_requirement_is_refused_as_each_era_says(mode: str) -> 
                 await client.call_tool("t", {"action": "needs"})
     assert info.value.error.code == -32021
     assert info.value.error.data == {"requiredCapabilities": {"sampling": {}}}
+
+
+def _prompted_app() -> tuple[Fusion, Any]:
+    app = Fusion("prompts", local_identity=Identity("op", tenant="acme"))
+    app.prompt()(lambda: "always")  # named <lambda>
+    app.tool("base").action("ping", read_only=True)(lambda: "pong")
+
+    @app.prompt(enabled=False)
+    def beta() -> str:
+        """Hidden until enabled."""
+        return "beta"
+
+    return app, beta
+
+
+async def test_prompts_are_enabled_and_disabled_per_tenant() -> None:
+    """A disabled prompt is neither listed, gettable nor completed for; enabling it for a
+    tenant shows it to that tenant's callers only."""
+    app, beta = _prompted_app()
+    acme, globex = Identity("a", tenant="acme"), Identity("g", tenant="globex")
+    assert [p["name"] for p in app.list_prompts(tenant="acme")] == ["<lambda>"]
+    with pytest.raises(SurfaceError, match=r'Unknown prompt "beta"\. Prompts: <lambda>\.'):
+        await app.surface.get_prompt("beta", identity=acme)
+    await beta.enable(tenant="acme")
+    assert [p["name"] for p in app.list_prompts(tenant="acme")] == ["<lambda>", "beta"]
+    assert [p["name"] for p in app.list_prompts(tenant="globex")] == ["<lambda>"]
+    got = await app.surface.get_prompt("beta", identity=acme)
+    assert [m.text for m in got.messages] == ["beta"]
+    with pytest.raises(SurfaceError, match="Unknown prompt"):
+        await app.surface.complete("prompt", "beta", "x", "", identity=globex)
+    tester = FusionTester(app, identity=acme)
+    assert [p["name"] for p in tester.list_prompts()] == ["<lambda>", "beta"]
+    assert [p["name"] for p in tester.as_caller(globex).list_prompts()] == ["<lambda>"]
+    await beta.disable()
+    assert [p["name"] for p in app.list_prompts(tenant="acme")] == ["<lambda>"]
+    with pytest.raises(TypeError, match="tenant is a str or None"):
+        await beta.enable(tenant=3)
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_clients_hear_that_their_prompt_list_changed(mode: str) -> None:
+    """prompts/list_changed reaches the client (listen stream or its connection) when a
+    prompt is enabled for its tenant, and the list it reads again shows the prompt."""
+    app, beta = _prompted_app()
+    heard: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.PromptListChangedNotification):
+            heard.append("changed")
+
+    with anyio.fail_after(20):
+        async with Client(build_server(app), mode=mode, message_handler=on_message) as client:
+            before = [p.name for p in (await client.list_prompts()).prompts]
+            if mode == "legacy":
+                await beta.enable(tenant="globex")
+                await beta.enable(tenant="acme")
+                while not heard:
+                    await anyio.sleep(0.01)
+            else:
+                async with client.listen(prompts_list_changed=True) as subscription:
+                    await beta.enable(tenant="globex")
+                    await beta.enable(tenant="acme")
+                    event = await subscription.__anext__()
+                    heard.append(type(event).__name__)
+            after = [p.name for p in (await client.list_prompts(cache_mode="refresh")).prompts]
+    assert (before, after) == (["<lambda>"], ["<lambda>", "beta"])
+    assert heard[0] in ("changed", "PromptsListChanged")

@@ -11,7 +11,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel
 
-from mcpfusion import Fusion, Image, Presenter, ToolError, user
+from mcpfusion import Context, Fusion, Image, Presenter, ToolError, user
 from mcpfusion._sdk import hub_of
 from mcpfusion._sdk_client import ClientHub
 from mcpfusion._sdk_surface import surface_handlers
@@ -146,3 +146,89 @@ async def test_an_app_without_resources_or_prompts_advertises_neither() -> None:
         caps = client.server_capabilities
         assert caps is not None
         assert caps.resources is None and caps.prompts is None and caps.completions is None
+
+
+class Topic(BaseModel):
+    """What a prompt asks the user for."""
+
+    topic: str
+
+
+def asking_app() -> Fusion:
+    """A prompt and a resource whose handlers ask the user before answering."""
+    app = Fusion("asking")
+
+    @app.prompt()
+    async def brief(ctx: Context) -> str:
+        """Asks what to brief on."""
+        answer = await ctx.elicit("Which topic?", Topic, key="topic")
+        return f"Brief me on {answer.data.topic if answer.accepted else answer.action}."
+
+    @app.resource("x://asked", mime_type="text/plain")
+    async def asked(ctx: Context) -> str:
+        answer = await ctx.elicit("Which topic?", Topic)
+        return f"read {answer.data.topic if answer.accepted else answer.action}"
+
+    return app
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (types.ElicitResult(action="accept", content={"topic": "rent"}), "rent"),
+        (types.ElicitResult(action="decline"), "decline"),
+    ],
+)
+async def test_prompts_and_resources_ask_the_client_in_both_eras(
+    mode: str, answer: types.ElicitResult, said: str
+) -> None:
+    """ctx.elicit in a prompt or a resource: mid-call on 2025-11-25, a round on 2026-07-28."""
+    asked: list[str] = []
+
+    async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return answer
+
+    with anyio.fail_after(10):
+        async with Client(
+            build_server(asking_app()), mode=mode, elicitation_callback=on_elicit
+        ) as client:
+            prompt = await client.get_prompt("brief")
+            read = await client.read_resource("x://asked")
+    assert prompt.messages[0].content.text == f"Brief me on {said}."  # type: ignore[union-attr]
+    assert read.contents[0].text == f"read {said}"  # type: ignore[union-attr]
+    assert asked == ["Which topic?", "Which topic?"]
+
+
+async def test_a_prompt_question_is_an_input_required_round() -> None:
+    """On 2026-07-28 prompts/get answers input_required, then the messages when answered."""
+    with anyio.fail_after(10):
+        async with Client(
+            build_server(asking_app()), mode="2026-07-28", elicitation_callback=_accept
+        ) as client:
+            first = await client.session.get_prompt("brief", allow_input_required=True)
+            assert isinstance(first, types.InputRequiredResult)
+            assert list(first.input_requests or {}) == ["topic"]
+            answer = types.ElicitResult(action="accept", content={"topic": "tax"})
+            second = await client.session.get_prompt(
+                "brief",
+                input_responses={"topic": answer},
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+    assert isinstance(second, types.GetPromptResult)
+    assert second.messages[0].content.text == "Brief me on tax."  # type: ignore[union-attr]
+
+
+async def test_a_prompt_that_cannot_ask_fails_readably() -> None:
+    """A client without elicitation gets a JSON-RPC error naming it, not a traceback."""
+    with anyio.fail_after(10):
+        async with Client(build_server(asking_app()), mode="legacy") as client:
+            with pytest.raises(MCPError, match="elicitation") as caught:
+                await client.get_prompt("brief")
+    assert caught.value.code == -32603
+
+
+async def _accept(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    return types.ElicitResult(action="accept", content={"topic": "x"})

@@ -131,8 +131,10 @@ class FusionTester:
         return self.app.surface.list_resource_templates(scopes_of(self.identity))
 
     def list_prompts(self) -> list[dict[str, Any]]:
-        """Exactly the prompts ``prompts/list`` shows this tester's caller."""
-        return self.app.surface.list_prompts(scopes_of(self.identity))
+        """Exactly the prompts ``prompts/list`` shows this tester's caller (its scopes, and
+        the prompts enabled for its tenant)."""
+        tenant = self.identity.tenant if self.identity is not None else None
+        return self.app.surface.list_prompts(scopes_of(self.identity), tenant=tenant)
 
     async def read_resource(self, uri: str) -> ReadResult:
         """Reads ``uri`` as ``resources/read`` would; ``result.response`` has the view.
@@ -141,7 +143,11 @@ class FusionTester:
             SurfaceError: what the client would receive as a JSON-RPC error.
         """
         return await self.app.surface.read_resource(
-            uri, identity=self.identity, meta=self._meta, context=self._context
+            uri,
+            identity=self.identity,
+            meta=self._meta,
+            context=self._context,
+            client=self.client,
         )
 
     async def get_prompt(self, name: str, /, **arguments: Any) -> PromptResult:
@@ -151,7 +157,12 @@ class FusionTester:
             SurfaceError: what the client would receive as a JSON-RPC error.
         """
         return await self.app.surface.get_prompt(
-            name, arguments, identity=self.identity, meta=self._meta, context=self._context
+            name,
+            arguments,
+            identity=self.identity,
+            meta=self._meta,
+            context=self._context,
+            client=self.client,
         )
 
     async def complete(
