@@ -130,7 +130,7 @@ class APIKeyVerifier:
     """
 
     def __init__(self, keys: Mapping[str, Identity]) -> None:
-        table: dict[str, tuple[bytes, Identity]] = {}
+        table: dict[bytes, tuple[bytes, Identity]] = {}
         for stored, identity in keys.items():
             prefix, _, digest = stored.partition(":")
             if prefix != "sha256" or len(digest) != 64:
@@ -138,7 +138,7 @@ class APIKeyVerifier:
             if not isinstance(identity, Identity):
                 raise TypeError(f"an API key maps to an Identity; got {identity!r}")
             raw = bytes.fromhex(digest)
-            table[raw[:8].hex()] = (raw, identity)
+            table[raw[:8]] = (raw, identity)
         self._keys = table
 
     async def verify(self, token: str) -> Identity | None:
@@ -146,7 +146,7 @@ class APIKeyVerifier:
         digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
         # Looked up by the first 8 bytes of the digest, then compared whole in constant
         # time: the lookup's timing depends on the digest, never on the secret itself.
-        entry = self._keys.get(digest[:8].hex())
+        entry = self._keys.get(digest[:8])
         if entry is None or not hmac.compare_digest(entry[0], digest):
             return None
         return entry[1]

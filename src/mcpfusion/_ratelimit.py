@@ -56,7 +56,9 @@ class MemoryRateLimitStore:
         now = self._clock()
         buckets = self._buckets
         tokens, last = buckets.pop(key, (burst, now))
-        tokens = min(burst, tokens + (now - last) * rate)
+        tokens += (now - last) * rate
+        if tokens > burst:
+            tokens = burst
         wait = 0.0
         if tokens >= 1:
             tokens -= 1
