@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import sys
 from typing import Any, Final
@@ -395,6 +396,8 @@ async def serve(
         return
     with claimed_stdio() as (in_fd, out_fd):
         async with open_lines(in_fd, out_fd, max_line=max_line) as (lines, out):
+            gc.collect()
+            gc.freeze()
             await _Session(server, lines, out, app).run()
 
 
