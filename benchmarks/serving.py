@@ -62,7 +62,7 @@ def serve(settings: str, port: int) -> None:
     from mcpfusion.server import asgi_app
 
     config = uvicorn.Config(
-        asgi_app(app, port=port),
+        asgi_app(app, port=port, hot_path=False),
         host="127.0.0.1",
         port=port,
         http="h11",

@@ -17,7 +17,16 @@ from mcp.shared.dispatcher import coerce_request_id
 from mcp.types import methods
 from opentelemetry import trace
 
-from mcpfusion._client import LOG_LEVELS, Answer, Feature, LogLevel, Message, Root, Sampled
+from mcpfusion._client import (
+    LOG_LEVELS,
+    Answer,
+    ClientChannel,
+    Feature,
+    LogLevel,
+    Message,
+    Root,
+    Sampled,
+)
 from mcpfusion._context import Progress
 from mcpfusion._failures import escaped, preview
 from mcpfusion._identity import Identity
@@ -27,7 +36,7 @@ from mcpfusion._response import ToolResponse
 from mcpfusion._sdk import ServableApp
 from mcpfusion._sdk_client import ClientHub, ConnectionTracker
 
-__all__ = ["HotPath", "plain_sdk_path"]
+__all__ = ["HotPath", "plain_sdk_path", "respond", "result_line"]
 
 logger = logging.getLogger("mcpfusion")
 
@@ -196,7 +205,7 @@ class HotPath:
             # No await since the handler returned: a cancellation cannot slip in between.
             if not call.cancelled:
                 answered = True
-                self._out.write(_result_line(request_id, response))
+                self._out.write(result_line(request_id, response))
                 await self._out.drain()
         if call.stopped and not answered and not call.cancelled:
             closed = error(request_id, types.CONNECTION_CLOSED, "Connection closed")
@@ -209,22 +218,9 @@ class HotPath:
         meta: Mapping[str, Any] | None,
         progress: Progress,
     ) -> ToolResponse:
-        """The app's answer, exactly as ``build_server``'s ``on_call_tool`` gets it."""
-        try:
-            response = await self._app.call_tool(
-                name,
-                arguments,
-                progress=progress,
-                meta=meta,
-                identity=self._identity,
-                client=self._client,
-            )
-            if not isinstance(response, ToolResponse):
-                raise TypeError(f"call_tool returned {type(response).__name__}")
-        except Exception:
-            logger.exception("tool %s raised out of the app", preview(name))
-            response = escaped(name)
-        return response
+        return await respond(
+            self._app, name, arguments, meta, progress, self._identity, self._client
+        )
 
     def _progress(self, token: str | int, call: _Call) -> Progress:
         async def report(done: float, total: float | None, message: str | None) -> None:
@@ -250,7 +246,29 @@ class HotPath:
         return b'{"jsonrpc":"2.0","id":' + encode(request_id) + b',"result":' + listed + b"}"
 
 
-def _result_line(request_id: RequestId, response: ToolResponse) -> bytes:
+async def respond(
+    app: ServableApp,
+    name: str,
+    arguments: dict[str, Any] | None,
+    meta: Mapping[str, Any] | None,
+    progress: Progress,
+    identity: Identity | None,
+    client: ClientChannel,
+) -> ToolResponse:
+    """The app's answer, exactly as ``build_server``'s ``on_call_tool`` gets it."""
+    try:
+        response = await app.call_tool(
+            name, arguments, progress=progress, meta=meta, identity=identity, client=client
+        )
+        if not isinstance(response, ToolResponse):
+            raise TypeError(f"call_tool returned {type(response).__name__}")
+    except Exception:
+        logger.exception("tool %s raised out of the app", preview(name))
+        response = escaped(name)
+    return response
+
+
+def result_line(request_id: RequestId, response: ToolResponse) -> bytes:
     """The SDK's line for ``to_call_tool_result(response)``: same keys, same order."""
     result: dict[str, Any] = {
         "content": [{"text": block, "type": "text"} for block in response.blocks],

@@ -24,6 +24,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from mcpfusion._bearer import protected
 from mcpfusion._guard import LOOPBACK_HOSTS, HostPolicy, RequestGuard
+from mcpfusion._http_hotpath import HotEndpoint
 from mcpfusion._options import HttpOptions, http_options
 from mcpfusion._ratelimit import SERVING_STORE, RateLimitStore
 from mcpfusion._sdk import ServableApp, build_server, hub_of
@@ -122,8 +123,12 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
             await stack.enter_async_context(manager.run())
             yield
 
+    hub = hub_of(server)
+    sdk: ASGIApp = StreamableHTTPASGIApp(manager)
+    if options.hot_path:
+        sdk = HotEndpoint(manager, server, app, hub)
     endpoint: ASGIApp = RequestGuard(
-        StreamableHTTPASGIApp(manager),
+        sdk,
         policy,
         stateless=options.stateless,
         max_body_bytes=options.max_body_bytes,
@@ -149,7 +154,6 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
     else:
         routes = [Route(options.path, endpoint=endpoint)]
     starlette = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
-    hub = hub_of(server)
     # Called when shutdown starts: listen streams never end on their own, so they are
     # closed gracefully (each client gets its final result) instead of holding the grace
     # period open.

@@ -233,6 +233,7 @@ def http_options(args: argparse.Namespace) -> HttpOptions:
         path=args.path,
         stateless=args.stateless,
         json_response=args.json_response,
+        hot_path=not args.no_hot_path,
         allowed_hosts=args.allowed_hosts,
         allowed_origins=args.allowed_origins,
         cors_origins=args.cors_origins,
@@ -340,6 +341,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--stateless", action="store_true", help="no sessions (load balancers)")
     run.add_argument(
         "--json-response", action="store_true", help="JSON bodies, not SSE (drops progress)"
+    )
+    run.add_argument(
+        "--no-hot-path",
+        action="store_true",
+        help="the SDK answers every request (no JSON answer to a quiet tools/call)",
     )
     run.add_argument(
         "--allowed-host",
