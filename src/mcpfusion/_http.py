@@ -195,6 +195,39 @@ CORS_EXPOSED_HEADERS: Final = ("mcp-session-id", "mcp-protocol-version")
 """The response headers a browser client must be able to read."""
 
 
+class _Coalesced:
+    """A transport whose writes within one event-loop turn leave in one ``write`` call.
+
+    uvicorn writes a response's head and its body separately: two system calls, and two
+    wake-ups of a client that reads the head first. Held until the turn ends, they leave
+    together. Everything but ``write`` and ``close`` is the transport's own.
+    """
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._held: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        if not self._held:
+            self._loop.call_soon(self._flush)
+        self._held.append(data)
+
+    def _flush(self) -> None:
+        if self._held:
+            data = b"".join(self._held)
+            self._held.clear()
+            if not self._transport.is_closing():
+                self._transport.write(data)
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class _HeadTimer(asyncio.Protocol):
     """Closes a connection whose request head takes longer than ``head_timeout`` seconds.
 
@@ -260,7 +293,8 @@ else:
         _reading_head = True
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
+            coalesced: Any = _Coalesced(transport, self.loop)
+            super().connection_made(coalesced)
             self._arm()
 
         def on_message_begin(self) -> None:
