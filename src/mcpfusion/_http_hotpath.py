@@ -48,6 +48,7 @@ _CALL_KEYS: Final = frozenset({"jsonrpc", "id", "method", "params"})
 _CALL_PARAMS: Final = frozenset({"name", "arguments", "_meta"})
 _PROGRESS_ONLY: Final = frozenset({"progressToken"})
 _HOT_METHODS: Final = frozenset({"tools/call", "tools/list"})
+_METHODS: Final = frozenset({"POST", "DELETE"})
 _SESSION: Final = b"mcp-session-id"
 _VERSION: Final = b"mcp-protocol-version"
 # The SDK's headers for a POST's event stream (its own plus sse-starlette's), same order.
@@ -107,7 +108,7 @@ class HotEndpoint:
         self._listed: dict[tuple[frozenset[str] | None, str | None, str], bytes] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not self.enabled or scope["type"] != "http" or scope["method"] != "POST":
+        if not self.enabled or scope["type"] != "http" or scope["method"] not in _METHODS:
             await self._sdk(scope, receive, send)
             return
         session_id = version = None
@@ -118,6 +119,10 @@ class HotEndpoint:
                 version = value.decode("latin-1")
         if session_id is None:  # initialize, or a request the SDK refuses
             await self._sdk(scope, receive, send)
+            return
+        if scope["method"] == "DELETE":
+            await self._sdk(scope, receive, send)
+            self._ended(session_id)
             return
         # The guard in front hands the whole body in one message.
         first = await receive()
@@ -257,6 +262,18 @@ class HotEndpoint:
         if call is not None:
             call.cancelled = True
             call.scope.cancel()
+
+    def _ended(self, session_id: str) -> None:
+        """Stops the hot calls of a session the client ended (DELETE), unanswered.
+
+        The SDK ends the streams of its own requests then, with no answer.
+        """
+        if session_id in self._manager._server_instances:
+            return  # refused, or not that session's credential
+        for (session, _), call in list(self._calls.items()):
+            if session == session_id:
+                call.cancelled = True
+                call.scope.cancel()
 
     # -- tools/list ---------------------------------------------------------------------
 

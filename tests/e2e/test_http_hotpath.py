@@ -322,6 +322,29 @@ async def test_cancellation_stops_the_call_and_nothing_answers_it() -> None:
     assert _messages(after)[0]["id"] == 42
 
 
+async def test_ending_the_session_stops_its_calls() -> None:
+    """DELETE ends the session's running calls: their streams end with no answer."""
+    before = dict(sample_app.STATE)
+    answer: list[httpx2.Response] = []
+    with anyio.fail_after(30):
+        async with served(sample_app.app) as url, httpx2.AsyncClient(timeout=10) as http:
+            session = await Session(http, url).open()
+
+            async def waiting() -> None:
+                answer.append(await session.post(_call(3, "billing", {"action": "wait"})))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(waiting)
+                while sample_app.STATE["started"] == before["started"]:
+                    await anyio.sleep(0.01)
+                ended = await http.delete(url, headers=session.headers)
+                assert ended.status_code == 200
+            after = await session.post(_call(4, "billing", GET))
+    assert sample_app.STATE["cancelled"] == before["cancelled"] + 1
+    assert _messages(answer[0]) == []
+    assert after.status_code == 404
+
+
 async def test_another_sessions_cancellation_does_not_reach_the_call() -> None:
     """A cancellation sent on another session names no call of this one."""
     before = dict(sample_app.STATE)
