@@ -10,7 +10,7 @@ import pytest
 from mcp.server import Server
 from mcp.server.streamable_http import EventCallback, EventStore, StreamableHTTPServerTransport
 
-from mcpfusion import Fusion
+from mcpfusion import Fusion, HttpOptions
 from mcpfusion._http_hotpath import HotEndpoint, _call_shape, _held
 from mcpfusion._sdk import build_server, hub_of
 from mcpfusion._streams import SessionManager
@@ -96,6 +96,13 @@ def test_on_for_stateful_sse_sessions_only() -> None:
     assert not _endpoint(stateless=True).enabled
     assert not _endpoint(json_response=True).enabled
     assert not _endpoint(event_store=_Forgetful()).enabled
+
+
+def test_the_option_is_a_bool() -> None:
+    """hot_path is on by default and must be a bool."""
+    assert HttpOptions().hot_path is True
+    with pytest.raises(TypeError, match="hot_path must be a bool; got 'no'"):
+        HttpOptions(hot_path="no")  # type: ignore[arg-type]
 
 
 def test_off_beside_middleware_of_the_servers_own() -> None:
