@@ -10,9 +10,11 @@ hot path".
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import math
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Final
 
@@ -26,20 +28,21 @@ from mcp.server.context import CallNext, HandlerResult
 from mcp.server.streamable_http import StreamableHTTPServerTransport, check_accept_headers
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.shared.dispatcher import coerce_request_id
+from mcp.shared.exceptions import MCPError
 from mcp.types import methods
+from mcp_types import methods as spec_methods
+from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
 from mcpfusion._bearer import identity_of
-from mcpfusion._client import LOG_LEVELS, Answer, Feature, LogLevel, Root, Sampled
-from mcpfusion._client import Message as SamplingMessage
+from mcpfusion._client import LOG_LEVELS, Feature, LogLevel
 from mcpfusion._context import Progress
 from mcpfusion._hotpath import plain_sdk_path, respond, result_line
-from mcpfusion._identity import Identity
 from mcpfusion._jsonrpc import RequestId, encode
 from mcpfusion._response import ToolResponse
 from mcpfusion._sdk import ServableApp, to_call_tool_result
-from mcpfusion._sdk_client import _LEVEL_KEY, ClientHub
+from mcpfusion._sdk_client import _LEVEL_KEY, ClientHub, R, SdkClient
 from mcpfusion._streams import SessionManager
 
 __all__ = ["HotEndpoint"]
@@ -58,6 +61,11 @@ _SSE_HEADERS: Final = (
     (b"content-type", b"text/event-stream"),
 )
 _NO_BUFFERING: Final = (b"x-accel-buffering", b"no")
+_ASK_IDS: Final = itertools.count(1)
+_ANSWER_KEYS: Final = frozenset({"jsonrpc", "id", "result", "error"})
+
+Asks = dict[tuple[str, str], "asyncio.Future[dict[str, Any]]"]
+"""Questions to clients awaiting their answers, by session id and request id."""
 
 
 class _Connections:
@@ -101,10 +109,12 @@ class HotEndpoint:
             and not manager.json_response
             and manager.event_store is None
             and plain_sdk_path(server)
+            and hub is not None
         )
         if self.enabled:
             server.middleware.append(self._connections)
         self._calls: dict[tuple[str, RequestId], _Call] = {}  # running, by session and id
+        self._asks: Asks = {}  # questions to clients awaiting their answers
         self._listed: dict[tuple[frozenset[str] | None, str | None, str], bytes] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -139,6 +149,9 @@ class HotEndpoint:
                         return
                 elif method == "notifications/cancelled" and self._calls:
                     self._cancel(scope, session_id, message)
+                elif method is None and self._asks and self._answered(scope, session_id, message):
+                    await _accepted(send, session_id)
+                    return
         await self._sdk(scope, receive, send)
 
     # -- whether the SDK would serve this request of this session as the hot path does ----
@@ -167,13 +180,6 @@ class HotEndpoint:
             or version != connection.protocol_version
         ):
             return None
-        capabilities = connection.client_capabilities
-        if capabilities is not None and (
-            capabilities.elicitation is not None
-            or capabilities.sampling is not None
-            or capabilities.roots is not None
-        ):
-            return None  # a client that can be asked mid-call: the SDK carries its answers
         has_json, has_sse = check_accept_headers(Request(scope))
         return connection if has_json and has_sse else None
 
@@ -226,10 +232,11 @@ class HotEndpoint:
         meta: Mapping[str, Any] | None,
         token: str | int | None,
     ) -> None:
-        call = _Call(send, session_id)
+        call = _Call(send, session_id, self._asks, connection.protocol_version)
         key = (session_id, coerce_request_id(request_id))
         # Registered before the handler starts: a cancellation right behind it finds it.
         self._calls[key] = call
+        assert self._hub is not None  # enabled only with one
         client = _HttpClient(call, connection, self._hub)
         with call.scope:
             try:
@@ -262,6 +269,30 @@ class HotEndpoint:
         if call is not None:
             call.cancelled = True
             call.scope.cancel()
+
+    def _answered(self, scope: Scope, session_id: str, message: dict[str, Any]) -> bool:
+        """Hands a client's answer to the hot call that asked, if one did.
+
+        Only from the session's credential, as the SDK takes it; anything else is the SDK's.
+        """
+        request_id = message.get("id")
+        if type(request_id) is not str or message.keys() - _ANSWER_KEYS:
+            return False
+        waiting = self._asks.get((session_id, request_id))
+        if waiting is None or waiting.done() or self._transport(scope, session_id) is None:
+            return False
+        if "result" in message and "error" not in message:
+            if type(message["result"]) is not dict:
+                return False
+        elif "error" in message and "result" not in message:
+            try:
+                types.ErrorData.model_validate(message["error"], by_name=False)
+            except ValidationError:
+                return False  # the SDK refuses it (400), and the call waits on
+        else:
+            return False
+        waiting.set_result(message)
+        return True
 
     def _ended(self, session_id: str) -> None:
         """Stops the hot calls of a session the client ended (DELETE), unanswered.
@@ -340,10 +371,24 @@ class _Call:
     event stream opened by its first notification and ended by the answer.
     """
 
-    __slots__ = ("_lock", "_send", "cancelled", "over", "scope", "session", "streaming")
+    __slots__ = (
+        "_asks",
+        "_lock",
+        "_send",
+        "_session_id",
+        "_version",
+        "cancelled",
+        "over",
+        "scope",
+        "session",
+        "streaming",
+    )
 
-    def __init__(self, send: Send, session_id: str) -> None:
+    def __init__(self, send: Send, session_id: str, asks: Asks, version: str) -> None:
         self._send = send
+        self._session_id = session_id
+        self._asks = asks
+        self._version = version
         self.session = session_id.encode("latin-1")
         self.scope = anyio.CancelScope()
         self.cancelled = False  # by the client: nothing more is sent for it
@@ -355,13 +400,52 @@ class _Call:
         """Sends a notification on the call's stream (opening it), as the SDK does."""
         if self.over:
             return  # as the SDK's closed request context drops it
-        data = encode({"jsonrpc": "2.0", "method": method, "params": params})
+        await self._write(encode({"jsonrpc": "2.0", "method": method, "params": params}))
+
+    async def _write(self, data: bytes) -> None:
+        """Sends one message on the call's stream, opening it first."""
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
             await self._start_stream()
             event = _event(data)
             await self._send({"type": "http.response.body", "body": event, "more_body": True})
+
+    async def ask(self, request: types.ServerRequest, kind: type[R]) -> R:
+        """Sends a request to the client on the call's stream and waits for its answer.
+
+        As the SDK's dispatcher does: an error answer raises ``MCPError``, the result is
+        validated as the request's result, and a call cancelled while waiting tells the
+        client (``notifications/cancelled``) before it ends.
+        """
+        data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+        # A string id, never one the SDK's own requests to this client use (integers).
+        ask_id = f"mcpfusion-{next(_ASK_IDS)}"
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": ask_id, "method": data["method"]}
+        if data.get("params"):
+            message["params"] = data["params"]
+        waiting: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        key = (self._session_id, ask_id)
+        self._asks[key] = waiting
+        try:
+            await self._write(encode(message))
+            try:
+                answer = await waiting
+            except BaseException:
+                if not waiting.done():
+                    with anyio.CancelScope(shield=True):
+                        reason = {"requestId": ask_id, "reason": "caller cancelled"}
+                        await self.notify("notifications/cancelled", reason)
+                raise
+        finally:
+            del self._asks[key]
+        if "error" in answer:
+            error = types.ErrorData.model_validate(answer["error"], by_name=False)
+            raise MCPError.from_error_data(error)
+        result: dict[str, Any] = answer["result"]
+        with contextlib.suppress(KeyError):
+            spec_methods.validate_client_result(request.method, self._version, result)
+        return kind.model_validate(result, by_name=False)
 
     def progress(self, token: str | int) -> Progress:
         """The call's progress reporter: ``notifications/progress`` with ``token``."""
@@ -422,6 +506,17 @@ async def _json(send: Send, session: str | bytes, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+async def _accepted(send: Send, session: str) -> None:
+    """The SDK's ``202 Accepted`` for a client's answer it takes."""
+    headers = [
+        (b"content-length", b"0"),
+        (b"content-type", b"application/json"),
+        (_SESSION, session.encode("latin-1")),
+    ]
+    await send({"type": "http.response.start", "status": 202, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
+
+
 @contextmanager
 def _held(transport: StreamableHTTPServerTransport) -> Iterator[None]:
     """Holds the session open while a request is served, as the SDK's transport does.
@@ -459,20 +554,35 @@ def _replay(first: Message, receive: Receive) -> Receive:
     return replayed
 
 
-class _HttpClient:
-    """The client as the hot path serves it: one that logs and subscribes, and asks nothing.
+class _HttpClient(SdkClient):
+    """The ``ClientChannel`` of a hot call: ``SdkClient``'s questions, over the call's stream.
 
-    A session whose client declared elicitation, sampling or roots is served by the SDK
-    alone (it carries the client's answers back to the call).
+    ``elicit``, ``sample`` and ``list_roots`` are ``SdkClient``'s own (the same SDK requests
+    and results); they reach the client through ``_ask``. There is no SDK request context
+    here, so ``SdkClient.__init__`` is not run: this sets what its methods read.
     """
 
-    def __init__(self, call: _Call, connection: Connection, hub: ClientHub | None) -> None:
+    def __init__(self, call: _Call, connection: Connection, hub: ClientHub) -> None:
         self._call = call
         self._connection = connection
         self._hub = hub
+        self._modern = False  # the hot path serves 2025-era sessions only
+        self._rounds = None
+        self.protocol_refusals = False
 
     def supports(self, feature: Feature) -> bool:
-        return feature == "logging"
+        """Whether the client declared ``feature`` (as ``SdkClient.supports`` reads it)."""
+        if feature == "logging":
+            return True
+        capabilities = self._connection.client_capabilities
+        if capabilities is None:
+            return False
+        if feature == "elicitation":
+            found = capabilities.elicitation
+            return found is not None and (found.form is not None or found.url is None)
+        if feature == "sampling":
+            return capabilities.sampling is not None
+        return capabilities.roots is not None
 
     async def log(self, level: LogLevel, data: Any, logger: str) -> None:
         # The level the client set (logging/setLevel, which the SDK answers and the
@@ -483,25 +593,5 @@ class _HttpClient:
         params = {"level": level, "logger": logger, "data": data}
         await self._call.notify("notifications/message", params)
 
-    async def elicit(
-        self, message: str, schema: dict[str, Any], *, key: str | None = None
-    ) -> tuple[Answer, Any]:
-        raise AssertionError("the hot path serves no client that can be asked")
-
-    async def sample(
-        self,
-        messages: Sequence[SamplingMessage],
-        *,
-        system: str | None,
-        max_tokens: int,
-        temperature: float | None,
-        key: str | None = None,
-    ) -> Sampled:
-        raise AssertionError("the hot path serves no client that can be asked")
-
-    async def list_roots(self, *, key: str | None = None) -> list[Root]:
-        raise AssertionError("the hot path serves no client that can be asked")
-
-    async def invalidated(self, patterns: Sequence[str], identity: Identity | None) -> None:
-        if self._hub is not None:
-            await self._hub.invalidated(patterns, identity)
+    async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
+        return await self._call.ask(request, kind)

@@ -259,16 +259,27 @@ async def test_official_client_hears_logs_and_progress() -> None:
     assert reported == [1, 2]
 
 
-async def test_a_client_that_can_be_asked_is_answered_mid_call_by_the_sdk() -> None:
-    """A session that declared elicitation is the SDK's: the question reaches the client and
-    its answer the handler."""
+@pytest.mark.parametrize("hot_path", [True, False])
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (types.ElicitResult(action="accept", content={"reason": "rent"}), "rent"),
+        (types.ElicitResult(action="decline"), "decline"),
+        (types.ElicitResult(action="cancel"), "cancel"),
+    ],
+)
+async def test_questions_mid_call_reach_the_client_and_its_answers_the_call(
+    hot_path: bool, answer: types.ElicitResult, said: str
+) -> None:
+    """The official client is asked (elicitation, then sampling) on the call's stream and
+    the handler gets its answers, with and without the hot path."""
     asked: list[str] = []
 
     async def on_elicit(
         context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult:
         asked.append(params.message)
-        return types.ElicitResult(action="accept", content={"reason": "rent"})
+        return answer
 
     async def on_sample(
         context: ClientRequestContext, params: types.CreateMessageRequestParams
@@ -279,18 +290,69 @@ async def test_a_client_that_can_be_asked_is_answered_mid_call_by_the_sdk() -> N
 
     with anyio.fail_after(30):
         async with (
-            served(surface_app.app) as url,
+            served(surface_app.app, hot_path=hot_path) as url,
             Client(
                 url, mode="legacy", elicitation_callback=on_elicit, sampling_callback=on_sample
             ) as client,
         ):
             result = await client.call_tool("talk", {"action": "chat"})
-        async with served(sample_app.app) as url, httpx2.AsyncClient(timeout=10) as http:
-            asking = await Session(http, url).open({"elicitation": {}})
-            quiet = await asking.post(_call(1, "billing", GET))
-    assert result.content[0].text == "rent/hi"  # type: ignore[union-attr]
+    assert (result.content[0].text, result.is_error) == (f"{said}/hi", False)  # type: ignore[union-attr]
     assert asked == ["Why?"]
-    assert quiet.headers["content-type"] == "text/event-stream"  # the SDK's stream
+
+
+async def test_a_question_is_the_sdks_request_and_an_error_answer_ends_it_alike() -> None:
+    """The elicitation request on the stream is the SDK's but for its id; an error answer
+    reaches the handler as through the SDK, and the answer POST gets the SDK's 202."""
+    chat = _call(1, "talk", {"action": "chat"})
+    capabilities = {"elicitation": {"form": {}}, "sampling": {}}
+    outcomes = []
+    with anyio.fail_after(30):
+        async with (
+            served(surface_app.app) as hot_url,
+            served(surface_app.app, hot_path=False) as sdk_url,
+            httpx2.AsyncClient(timeout=10) as http,
+        ):
+            for url in (hot_url, sdk_url):
+                session = await Session(http, url).open(capabilities)
+                headers = {**session.headers}
+                events: list[Any] = []
+                async with http.stream("POST", url, json=chat, headers=headers) as streamed:
+                    accepted = None
+                    async for line in streamed.aiter_lines():
+                        if not line.startswith("data:") or not line[5:].strip():
+                            continue
+                        events.append(json.loads(line[5:]))
+                        if events[-1].get("method") == "elicitation/create":
+                            refusal = {
+                                "jsonrpc": "2.0",
+                                "id": events[-1]["id"],
+                                "error": {"code": -32603, "message": "no user here"},
+                            }
+                            accepted = await session.post(refusal)
+                assert accepted is not None
+                outcomes.append((events, accepted.status_code, accepted.headers["content-type"]))
+    (hot_events, *hot_accept), (sdk_events, *sdk_accept) = outcomes
+    assert hot_accept == sdk_accept == [202, "application/json"]
+
+    def asks(events: list[Any]) -> list[Any]:
+        return [e for e in events if e.get("method") == "elicitation/create"]
+
+    (hot_ask,), (sdk_ask,) = asks(hot_events), asks(sdk_events)
+    assert type(hot_ask["id"]) is str
+    assert {**hot_ask, "id": 0} == {**sdk_ask, "id": 0}
+    assert [e for e in hot_events if e is not hot_ask] == [
+        e for e in sdk_events if e is not sdk_ask
+    ]
+    assert hot_events[-1]["id"] == 1
+
+
+async def test_a_client_that_can_be_asked_gets_json_for_a_quiet_call() -> None:
+    """Declaring elicitation changes nothing for a call that asks nothing: one JSON body."""
+    with anyio.fail_after(30):
+        async with served(sample_app.app) as url, httpx2.AsyncClient(timeout=10) as http:
+            asking = await Session(http, url).open({"elicitation": {}, "roots": {}})
+            quiet = await asking.post(_call(1, "billing", GET))
+    assert quiet.headers["content-type"] == "application/json"
 
 
 async def test_cancellation_stops_the_call_and_nothing_answers_it() -> None:
