@@ -304,7 +304,7 @@ async def test_a_question_is_the_sdks_request_and_an_error_answer_ends_it_alike(
     """The elicitation request on the stream is the SDK's but for its id; an error answer
     reaches the handler as through the SDK, and the answer POST gets the SDK's 202."""
     chat = _call(1, "talk", {"action": "chat"})
-    capabilities = {"elicitation": {"form": {}}, "sampling": {}}
+    capabilities: dict[str, Any] = {"elicitation": {"form": {}}, "sampling": {}}
     outcomes = []
     with anyio.fail_after(30):
         async with (
