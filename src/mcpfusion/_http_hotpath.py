@@ -432,7 +432,8 @@ class _Call:
             try:
                 answer = await waiting
             except BaseException:
-                if not waiting.done():
+                # Cancelled before the answer came (the wait cancels the future too).
+                if waiting.cancelled() or not waiting.done():
                     with anyio.CancelScope(shield=True):
                         reason = {"requestId": ask_id, "reason": "caller cancelled"}
                         await self.notify("notifications/cancelled", reason)

@@ -346,6 +346,42 @@ async def test_a_question_is_the_sdks_request_and_an_error_answer_ends_it_alike(
     assert hot_events[-1]["id"] == 1
 
 
+async def test_a_call_cancelled_while_asking_withdraws_its_question() -> None:
+    """Cancelled while the client is asked, the call tells the client its question is
+    withdrawn and its stream ends unanswered, as through the SDK."""
+    chat = _call(1, "talk", {"action": "chat"})
+    capabilities: dict[str, Any] = {"elicitation": {"form": {}}, "sampling": {}}
+    seen = []
+    with anyio.fail_after(30):
+        async with (
+            served(surface_app.app) as hot_url,
+            served(surface_app.app, hot_path=False) as sdk_url,
+            httpx2.AsyncClient(timeout=10) as http,
+        ):
+            for url in (hot_url, sdk_url):
+                session = await Session(http, url).open(capabilities)
+                events: list[Any] = []
+                async with http.stream("POST", url, json=chat, headers=session.headers) as got:
+                    async for line in got.aiter_lines():
+                        if not line.startswith("data:") or not line[5:].strip():
+                            continue
+                        events.append(json.loads(line[5:]))
+                        if events[-1].get("method") == "elicitation/create":
+                            cancel = {
+                                "jsonrpc": "2.0",
+                                "method": "notifications/cancelled",
+                                "params": {"requestId": 1},
+                            }
+                            assert (await session.post(cancel)).status_code == 202
+                seen.append(events)
+    for events in seen:
+        ask = next(e for e in events if e.get("method") == "elicitation/create")
+        withdrawn = events[-1]
+        assert withdrawn["method"] == "notifications/cancelled"
+        assert withdrawn["params"] == {"requestId": ask["id"], "reason": "caller cancelled"}
+    assert [e.get("method") for e in seen[0]] == [e.get("method") for e in seen[1]]
+
+
 async def test_a_client_that_can_be_asked_gets_json_for_a_quiet_call() -> None:
     """Declaring elicitation changes nothing for a call that asks nothing: one JSON body."""
     with anyio.fail_after(30):
