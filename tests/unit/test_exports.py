@@ -174,6 +174,7 @@ SERVING = {
     "mcpfusion._guard",
     "mcpfusion._hotpath",
     "mcpfusion._http",
+    "mcpfusion._http_call",
     "mcpfusion._http_hotpath",
     "mcpfusion._jsonrpc",
     "mcpfusion._sdk",
