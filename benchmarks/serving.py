@@ -6,11 +6,14 @@ keep-alive connection sending a ``tools/call`` as soon as the last one is answer
 clients speak raw HTTP/1.1 over asyncio streams, so the figures are the server's, not a
 client library's. Every answer is checked for the invoice's id.
 
-* ``today``: the settings before issue 12: uvicorn's h11 parser on the asyncio loop.
-* ``served``: ``mcpfusion.server.run_http`` as shipped (httptools' parser on uvloop).
+* ``today``: the settings before issue 12: uvicorn's h11 parser on the asyncio loop, every
+  request through the SDK's session manager (``hot_path=False``), no frozen heap.
+* ``served``: ``mcpfusion.server.run_http`` as shipped: httptools' parser on uvloop, head
+  and body in one write, the heap alive at startup frozen, and the hot path.
 
-Each serves a protocol 2025-11-25 session (every answer a one-event SSE stream) and the
-2026-07-28 single exchange (a JSON body unless the handler emits a notification).
+Each serves a protocol 2025-11-25 session and the 2026-07-28 single exchange. On 2025-11-25
+``today`` answers every call with a one-event SSE stream, ``served`` with a JSON body (the
+handler sends no notification); on 2026-07-28 both answer a JSON body through the SDK.
 
 Target (issue 12): ``served`` throughput >= 1.8x ``today`` on the 2025-11-25 session, and
 p99 latency under that load <= 10 ms.
@@ -62,7 +65,7 @@ def serve(settings: str, port: int) -> None:
     from mcpfusion.server import asgi_app
 
     config = uvicorn.Config(
-        asgi_app(app, port=port),
+        asgi_app(app, port=port, hot_path=False),
         host="127.0.0.1",
         port=port,
         http="h11",

@@ -17,7 +17,16 @@ from mcp.shared.dispatcher import coerce_request_id
 from mcp.types import methods
 from opentelemetry import trace
 
-from mcpfusion._client import LOG_LEVELS, Answer, Feature, LogLevel, Message, Root, Sampled
+from mcpfusion._client import (
+    LOG_LEVELS,
+    Answer,
+    ClientChannel,
+    Feature,
+    LogLevel,
+    Message,
+    Root,
+    Sampled,
+)
 from mcpfusion._context import Progress
 from mcpfusion._failures import escaped, preview
 from mcpfusion._identity import Identity
@@ -27,11 +36,11 @@ from mcpfusion._response import ToolResponse
 from mcpfusion._sdk import ServableApp
 from mcpfusion._sdk_client import ClientHub, ConnectionTracker
 
-__all__ = ["HotPath", "plain_sdk_path"]
+__all__ = ["CALL_KEYS", "HotPath", "call_shape", "plain_sdk_path", "respond", "result_line"]
 
 logger = logging.getLogger("mcpfusion")
 
-_CALL_KEYS: Final = frozenset({"jsonrpc", "id", "method", "params"})
+CALL_KEYS: Final = frozenset({"jsonrpc", "id", "method", "params"})
 _CALL_PARAMS: Final = frozenset({"name", "arguments", "_meta"})
 _PROGRESS_ONLY: Final = frozenset({"progressToken"})
 _INVALID_RESULT: Final = "Handler returned an invalid result"
@@ -103,7 +112,7 @@ class HotPath:
 
     def take(self, message: dict[str, Any], version: str) -> bool:
         """Answers ``message`` if it is a request this path serves as the SDK would."""
-        if not message.keys() <= _CALL_KEYS or message.get("jsonrpc") != "2.0":
+        if not message.keys() <= CALL_KEYS or message.get("jsonrpc") != "2.0":
             return False
         request_id = message.get("id")
         if type(request_id) is not int and type(request_id) is not str:
@@ -111,29 +120,21 @@ class HotPath:
         method = message.get("method")
         params = message.get("params", {})
         self._version = version  # the session's: the same for every message
-        if method == "tools/call" and type(params) is dict and params.keys() <= _CALL_PARAMS:
-            return self._call(request_id, params)
+        if method == "tools/call" and (shape := call_shape(params)) is not None:
+            return self._call(request_id, *shape)
         if method == "tools/list" and (params is None or params == {}) and not self._changes():
             self._out.write(self._list_line(request_id, version))
             return True
         return False
 
-    def _call(self, request_id: RequestId, params: dict[str, Any]) -> bool:
-        name = params.get("name")
-        arguments = params.get("arguments")
-        if type(name) is not str or not (arguments is None or type(arguments) is dict):
-            return False
-        meta: Mapping[str, Any] | None = None
-        token = None
-        if "_meta" in params and (raw := params["_meta"]) is not None:
-            if type(raw) is not dict or not raw.keys() <= _PROGRESS_ONLY:
-                return False  # an envelope, a trace context: the SDK reads them
-            if "progressToken" in raw:
-                token = raw["progressToken"]
-                if type(token) is not int and type(token) is not str:
-                    return False
-            # The SDK hands the handler its validated view of _meta (progress_token, ...).
-            meta = types.RequestParams.model_validate({"_meta": raw}, by_name=False).meta
+    def _call(
+        self,
+        request_id: RequestId,
+        name: str,
+        arguments: dict[str, Any] | None,
+        meta: Mapping[str, Any] | None,
+        token: str | int | None,
+    ) -> bool:
         call = _Call()
         # Registered before the next line is read, so a cancellation right behind it finds it.
         self._running[coerce_request_id(request_id)] = call
@@ -199,7 +200,7 @@ class HotPath:
             # No await since the handler returned: a cancellation cannot slip in between.
             if not call.cancelled:
                 answered = True
-                self._out.write(_result_line(request_id, response, self._version))
+                self._out.write(result_line(request_id, response, self._version))
                 await self._out.drain()
         if call.stopped and not answered and not call.cancelled:
             closed = error(request_id, types.CONNECTION_CLOSED, "Connection closed")
@@ -212,22 +213,9 @@ class HotPath:
         meta: Mapping[str, Any] | None,
         progress: Progress,
     ) -> ToolResponse:
-        """The app's answer, exactly as ``build_server``'s ``on_call_tool`` gets it."""
-        try:
-            response = await self._app.call_tool(
-                name,
-                arguments,
-                progress=progress,
-                meta=meta,
-                identity=self._identity,
-                client=self._client,
-            )
-            if not isinstance(response, ToolResponse):
-                raise TypeError(f"call_tool returned {type(response).__name__}")
-        except Exception:
-            logger.exception("tool %s raised out of the app", preview(name))
-            response = escaped(name)
-        return response
+        return await respond(
+            self._app, name, arguments, meta, progress, self._identity, self._client
+        )
 
     def _progress(self, token: str | int, call: _Call) -> Progress:
         async def report(done: float, total: float | None, message: str | None) -> None:
@@ -253,7 +241,58 @@ class HotPath:
         return b'{"jsonrpc":"2.0","id":' + encode(request_id) + b',"result":' + listed + b"}"
 
 
-def _result_line(request_id: RequestId, response: ToolResponse, version: str) -> bytes:
+def call_shape(
+    params: Any,
+) -> tuple[str, dict[str, Any] | None, Mapping[str, Any] | None, str | int | None] | None:
+    """``(name, arguments, meta, token)`` of ``tools/call`` params a hot path answers as the
+    SDK would, else ``None`` (the SDK's to answer).
+
+    Only ``name``, ``arguments`` (an object or null) and ``_meta`` (null, or at most a
+    string or integer ``progressToken``): an envelope or a trace context is the SDK's.
+    """
+    if type(params) is not dict or not params.keys() <= _CALL_PARAMS:
+        return None
+    name = params.get("name")
+    arguments = params.get("arguments")
+    if type(name) is not str or not (arguments is None or type(arguments) is dict):
+        return None
+    meta: Mapping[str, Any] | None = None
+    token = None
+    if "_meta" in params and (raw := params["_meta"]) is not None:
+        if type(raw) is not dict or not raw.keys() <= _PROGRESS_ONLY:
+            return None
+        if "progressToken" in raw:
+            token = raw["progressToken"]
+            if type(token) is not int and type(token) is not str:
+                return None
+        # The SDK hands the handler its validated view of _meta (progress_token, ...).
+        meta = types.RequestParams.model_validate({"_meta": raw}, by_name=False).meta
+    return name, arguments, meta, token
+
+
+async def respond(
+    app: ServableApp,
+    name: str,
+    arguments: dict[str, Any] | None,
+    meta: Mapping[str, Any] | None,
+    progress: Progress,
+    identity: Identity | None,
+    client: ClientChannel,
+) -> ToolResponse:
+    """The app's answer, exactly as ``build_server``'s ``on_call_tool`` gets it."""
+    try:
+        response = await app.call_tool(
+            name, arguments, progress=progress, meta=meta, identity=identity, client=client
+        )
+        if not isinstance(response, ToolResponse):
+            raise TypeError(f"call_tool returned {type(response).__name__}")
+    except Exception:
+        logger.exception("tool %s raised out of the app", preview(name))
+        response = escaped(name)
+    return response
+
+
+def result_line(request_id: RequestId, response: ToolResponse, version: str) -> bytes:
     """The SDK's line for ``response`` at protocol ``version``: same keys, same order."""
     result: dict[str, Any]
     if response.annotations or response.attachments:

@@ -24,6 +24,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from mcpfusion._bearer import protected
 from mcpfusion._guard import LOOPBACK_HOSTS, HostPolicy, RequestGuard
+from mcpfusion._http_hotpath import HotEndpoint
+from mcpfusion._lifespan import settle
 from mcpfusion._options import HttpOptions, http_options
 from mcpfusion._ratelimit import SERVING_STORE, RateLimitStore
 from mcpfusion._sdk import ServableApp, build_server, hub_of
@@ -127,8 +129,12 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
             await stack.enter_async_context(manager.run())
             yield
 
+    hub = hub_of(server)
+    sdk: ASGIApp = StreamableHTTPASGIApp(manager)
+    if options.hot_path:
+        sdk = HotEndpoint(manager, server, app, hub)
     endpoint: ASGIApp = RequestGuard(
-        StreamableHTTPASGIApp(manager),
+        sdk,
         policy,
         stateless=options.stateless,
         max_body_bytes=options.max_body_bytes,
@@ -154,7 +160,6 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
     else:
         routes = [Route(options.path, endpoint=endpoint)]
     starlette = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
-    hub = hub_of(server)
     # Called when shutdown starts: listen streams never end on their own, so they are
     # closed gracefully (each client gets its final result) instead of holding the grace
     # period open.
@@ -193,6 +198,39 @@ CORS_REQUEST_HEADERS: Final = (
 
 CORS_EXPOSED_HEADERS: Final = ("mcp-session-id", "mcp-protocol-version")
 """The response headers a browser client must be able to read."""
+
+
+class _Coalesced:
+    """A transport whose writes within one event-loop turn leave in one ``write`` call.
+
+    uvicorn writes a response's head and its body separately: two system calls, and two
+    wake-ups of a client that reads the head first. Held until the turn ends, they leave
+    together. Everything but ``write`` and ``close`` is the transport's own.
+    """
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._held: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        if not self._held:
+            self._loop.call_soon(self._flush)
+        self._held.append(data)
+
+    def _flush(self) -> None:
+        if self._held:
+            data = b"".join(self._held)
+            self._held.clear()
+            if not self._transport.is_closing():
+                self._transport.write(data)
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
 
 
 class _HeadTimer(asyncio.Protocol):
@@ -260,7 +298,8 @@ else:
         _reading_head = True
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
+            coalesced: Any = _Coalesced(transport, self.loop)
+            super().connection_made(coalesced)
             self._arm()
 
         def on_message_begin(self) -> None:
@@ -315,6 +354,10 @@ class GracefulServer(uvicorn.Server):
     finish for ``shutdown_timeout`` seconds, then cancels the rest and runs the lifespan's
     shutdown.
     """
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        settle()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         close: Callable[[], None] | None = getattr(

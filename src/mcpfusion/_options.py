@@ -30,6 +30,9 @@ class HttpOptions:
             balancers).
         json_response: answer with one JSON body instead of an SSE stream (progress
             notifications are then dropped).
+        hot_path: answer a session's ``tools/call`` and ``tools/list`` without the SDK's
+            per-request stream: one JSON body unless the handler sends a notification
+            (docs/deployment.md, "The HTTP hot path"). ``False``: the SDK answers all.
         allowed_hosts: ``Host`` header values to accept (``"name:*"`` for any port); they
             switch DNS-rebinding protection on for any bind address.
         allowed_origins: ``Origin`` header values to accept (default: ``http://`` and
@@ -79,6 +82,7 @@ class HttpOptions:
     path: str = "/mcp"
     stateless: bool = False
     json_response: bool = False
+    hot_path: bool = True
     allowed_hosts: Sequence[str] | None = None
     allowed_origins: Sequence[str] | None = None
     cors_origins: Sequence[str] = ()
@@ -111,6 +115,7 @@ class HttpOptions:
             raise ValueError(f"path must start with '/'; got {self.path!r}")
         _require(self.stateless, bool, "stateless")
         _require(self.json_response, bool, "json_response")
+        _require(self.hot_path, bool, "hot_path")
         for name in ("allowed_hosts", "allowed_origins", "cors_origins"):
             values = getattr(self, name)
             if values is None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import sys
 from typing import Any, Final
@@ -34,6 +33,7 @@ from mcpfusion._jsonrpc import (
     usable_id,
     validated,
 )
+from mcpfusion._lifespan import settle
 from mcpfusion._lines import (
     DEFAULT_MAX_LINE,
     LineReader,
@@ -396,8 +396,7 @@ async def serve(
         return
     with claimed_stdio() as (in_fd, out_fd):
         async with open_lines(in_fd, out_fd, max_line=max_line) as (lines, out):
-            gc.collect()
-            gc.freeze()
+            settle()
             await _Session(server, lines, out, app).run()
 
 

@@ -234,6 +234,7 @@ def http_options(args: argparse.Namespace) -> HttpOptions:
         stateless=args.stateless,
         json_response=args.json_response,
         resumable=args.resumable,
+        hot_path=not args.no_hot_path,
         allowed_hosts=args.allowed_hosts,
         allowed_origins=args.allowed_origins,
         cors_origins=args.cors_origins,
@@ -339,6 +340,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--resumable",
         action="store_true",
         help="keep SSE events in memory so a dropped stream resumes (Last-Event-ID); stateful only",
+    )
+    run.add_argument(
+        "--no-hot-path",
+        action="store_true",
+        help="the SDK answers every request (no JSON answer to a quiet tools/call)",
     )
     run.add_argument(
         "--allowed-host",

@@ -266,6 +266,14 @@ def test_run_http_passes_allowed_hosts_and_origins(
     assert (second.allowed_hosts, second.allowed_origins) == (None, ("https://ui.example",))
 
 
+def test_no_hot_path_turns_the_http_hot_path_off() -> None:
+    """The HTTP hot path is on unless --no-hot-path is given."""
+    base = ["run", "app.py", "--http"]
+    assert http_options(build_parser().parse_args(base)).hot_path is True
+    off = http_options(build_parser().parse_args([*base, "--no-hot-path"]))
+    assert off.hot_path is False
+
+
 def test_auth_flags_map_onto_http_options() -> None:
     """--auth-* flags become a JWT verifier in HttpOptions.auth; none of them, no auth."""
     base = ["run", "app.py", "--http"]

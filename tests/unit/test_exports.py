@@ -180,6 +180,8 @@ SERVING = {
     "mcpfusion._guard",
     "mcpfusion._hotpath",
     "mcpfusion._http",
+    "mcpfusion._http_call",
+    "mcpfusion._http_hotpath",
     "mcpfusion._jsonrpc",
     "mcpfusion._sdk",
     "mcpfusion._sdk_surface",

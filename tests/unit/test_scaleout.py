@@ -329,7 +329,7 @@ def test_resumable_serving_keeps_events_in_memory() -> None:
     app = Fusion("x")
 
     def manager(**changes: Any) -> Any:
-        route: Any = asgi_app(app, **changes).routes[0]
+        route: Any = asgi_app(app, hot_path=False, **changes).routes[0]
         return route.endpoint.app.session_manager  # RequestGuard -> StreamableHTTPASGIApp
 
     found = manager(resumable=True, sse_retry=0.5)
