@@ -206,7 +206,9 @@ class HttpClient(SdkClient):
 
     ``elicit``, ``sample`` and ``list_roots`` are ``SdkClient``'s own (the same SDK requests
     and results); they reach the client through ``_ask``. There is no SDK request context
-    here, so ``SdkClient.__init__`` is not run: this sets what its methods read.
+    here, so ``SdkClient.__init__`` is not run: this sets what its methods read, and
+    overrides each method that reads the context (``supports``, ``close_sse_stream``,
+    ``log``, ``_ask``).
     """
 
     def __init__(self, call: HotCall, connection: Connection, hub: ClientHub) -> None:
@@ -230,6 +232,11 @@ class HttpClient(SdkClient):
         if feature == "sampling":
             return capabilities.sampling is not None
         return capabilities.roots is not None
+
+    async def close_sse_stream(self) -> bool:
+        """Never closes: the hot path serves only servers without an event store, so no
+        stream of its could be resumed (``SdkClient.close_sse_stream`` says the same)."""
+        return False
 
     async def log(self, level: LogLevel, data: Any, logger: str) -> None:
         # The level the client set (logging/setLevel, which the SDK answers and the
