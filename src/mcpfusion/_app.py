@@ -31,6 +31,7 @@ from mcpfusion._failures import (
 )
 from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._lifespan import Lifespan, LifespanFactory, state_type
+from mcpfusion._listing import Listing
 from mcpfusion._middleware import Call, Middleware, Next, check_middleware, compose
 from mcpfusion._options import HttpOptions
 from mcpfusion._presenter import Presenter
@@ -197,7 +198,7 @@ class Fusion:
         self._defining(tool, tool.listed_names)
         self._tools[name] = tool
         if not enabled:
-            tool._enabled = False
+            tool._listing = Listing(False)
             self.toggled = True
         return tool
 

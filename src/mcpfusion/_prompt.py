@@ -18,6 +18,7 @@ from mcpfusion._content import (
     ResourceLink,
 )
 from mcpfusion._errors import DefinitionError
+from mcpfusion._listing import Listing
 from mcpfusion._presenter import Presenter
 from mcpfusion._response import ToolResponse
 from mcpfusion._style import APP_DEFAULT, Style
@@ -191,8 +192,7 @@ class Prompt:
         )
         self.completers: dict[str, Completer] = {}
         self._types = (context_type, state_type)
-        self._enabled = bool(enabled)
-        self._tenants: dict[str, bool] = {}  # tenant -> enabled, where it differs
+        self._listing = Listing(enabled)
         self._on_change = on_change
 
     def __repr__(self) -> str:
@@ -202,7 +202,7 @@ class Prompt:
 
     def enabled_for(self, tenant: str | None) -> bool:
         """Whether callers acting for ``tenant`` (``None``: for none) see and get it."""
-        return self._tenants.get(tenant, self._enabled) if tenant is not None else self._enabled
+        return self._listing.enabled_for(tenant)
 
     async def enable(self, *, tenant: str | None = None) -> None:
         """Lists the prompt again, for everyone or for one tenant's callers; connected
@@ -215,18 +215,7 @@ class Prompt:
         await self._switch(False, tenant)
 
     async def _switch(self, enabled: bool, tenant: str | None) -> None:
-        if tenant is not None and not isinstance(tenant, str):
-            raise TypeError(f"tenant is a str or None; got {tenant!r}")
-        if tenant is None:
-            if self._enabled == enabled and not self._tenants:
-                return
-            self._enabled = enabled
-            self._tenants.clear()
-        else:
-            if self.enabled_for(tenant) == enabled:
-                return
-            self._tenants[tenant] = enabled
-        if self._on_change is not None:
+        if self._listing.switch(enabled, tenant) and self._on_change is not None:
             await self._on_change(tenant)
 
     def complete(self, argument: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

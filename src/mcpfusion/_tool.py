@@ -13,6 +13,7 @@ from mcpfusion._action import NAME_PATTERN, Action
 from mcpfusion._client import Confirm, Feature
 from mcpfusion._errors import DefinitionError
 from mcpfusion._format import fold_lines
+from mcpfusion._listing import Listing
 from mcpfusion._presenter import Presenter
 from mcpfusion._schema import DISCRIMINATOR, ParamTypes
 from mcpfusion._style import Style
@@ -129,8 +130,7 @@ class Tool:
         self._param_types = ParamTypes(name) if exposition != "flat" else None
         self._select = False
         self._toon = False
-        self._enabled = True
-        self._tenants: dict[str, bool] = {}  # tenant -> enabled, where it differs
+        self._listing = Listing()
 
     def __repr__(self) -> str:
         return f"Tool({self.name!r}, actions={list(self._actions)})"
@@ -139,7 +139,7 @@ class Tool:
 
     def enabled_for(self, tenant: str | None) -> bool:
         """Whether callers acting for ``tenant`` (``None``: for none) see and call it."""
-        return self._tenants.get(tenant, self._enabled) if tenant is not None else self._enabled
+        return self._listing.enabled_for(tenant)
 
     async def enable(self, *, tenant: str | None = None) -> None:
         """Lists the tool again, for everyone or for one tenant's callers; connected clients
@@ -152,18 +152,8 @@ class Tool:
         await self._switch(False, tenant)
 
     async def _switch(self, enabled: bool, tenant: str | None) -> None:
-        if tenant is not None and not isinstance(tenant, str):
-            raise TypeError(f"tenant is a str or None; got {tenant!r}")
-        if tenant is None:
-            if self._enabled == enabled and not self._tenants:
-                return
-            self._enabled = enabled
-            self._tenants.clear()
-        else:
-            if self.enabled_for(tenant) == enabled:
-                return
-            self._tenants[tenant] = enabled
-        await self._app._catalog_changed(tenant)
+        if self._listing.switch(enabled, tenant):
+            await self._app._catalog_changed(tenant)
 
     @property
     def actions(self) -> Mapping[str, Action]:
