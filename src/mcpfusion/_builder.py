@@ -8,7 +8,7 @@ from typing import Any, Self
 from mcpfusion._content import ATTACHMENTS, Attachment, attachments_of
 from mcpfusion._datablock import DATA_FORMATS, DELIMITERS, DataFormat, Delimiter
 from mcpfusion._parts import BULLET_KINDS, ResponseView, Suggestion, UIBlock
-from mcpfusion._response import ToolResponse, attached, render, success
+from mcpfusion._response import ToolResponse, attached, render, render_parts, success
 
 
 class ResponseBuilder:
@@ -174,14 +174,26 @@ class ResponseBuilder:
 
     def build(self) -> ToolResponse:
         """Renders the blocks in SPEC §2 order; the response carries its structured view."""
-        view = self.view() if self._finish is None else self._finish(self.view())
-        return render(
-            view,
+        if self._finish is not None:
+            return render(
+                self._finish(self.view()),
+                self.data_format,
+                delimiter=self.delimiter,
+                user_ui=self.user_ui,
+                shared_ui=self._shared_ui,
+                attachments=tuple(self._attachments),
+            )
+        return render_parts(
+            self.data,
+            tuple(self._ui),
+            tuple(self._embeds),
+            tuple(self._bullets.values()),
+            self._caused_by,
             self.data_format,
-            delimiter=self.delimiter,
-            user_ui=self.user_ui,
-            shared_ui=self._shared_ui,
-            attachments=tuple(self._attachments),
+            self.delimiter,
+            self.user_ui,
+            self._shared_ui,
+            tuple(self._attachments),
         )
 
 

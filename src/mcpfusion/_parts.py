@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -171,7 +171,7 @@ class BulletKind:
     read: Callable[[str], Any] = str
     attribute: str | None = None
 
-    def lines(self, entries: tuple[Any, ...]) -> list[str]:
+    def lines(self, entries: Sequence[Any]) -> list[str]:
         """The entries' bullet lines: folded, neutralized, the empty and repeated dropped."""
         return bullet_entries(_text(entry) for entry in entries)
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, ParamSpec
+from typing import Any, Final, Literal, ParamSpec
 
 from mcpfusion import _format as wire
 from mcpfusion._content import Attachment
@@ -17,7 +17,8 @@ from mcpfusion._datablock import (
     to_jsonable,
 )
 from mcpfusion._errors import ErrorEnvelope
-from mcpfusion._parts import BULLET_KINDS, ResponseView
+from mcpfusion._parts import BULLET_KINDS, ResponseView, UIBlock
+from mcpfusion._slots import trusted_constructor
 
 P = ParamSpec("P")
 
@@ -111,6 +112,11 @@ class ToolResponse(_SideDoor):
         return result
 
 
+# What a render makes is built to fit: constructed without the checks (see _slots).
+_new_view: Final = trusted_constructor(ResponseView)
+_new_response: Final = trusted_constructor(ToolResponse, "_view")
+
+
 def with_view(response: ToolResponse, view: ResponseView) -> ToolResponse:
     object.__setattr__(response, "_view", view)
     return response
@@ -150,32 +156,69 @@ def render(
     user only, except the first ``shared_ui`` UI blocks (a truncation notice the model
     must read too). ``attachments`` follow the text blocks.
     """
-    if not attachments and _bare(view):
-        # Only a data block (a plain value, a str, None): the view is already what is sent;
-        # skipping the part loop and a second view halves a plain call's rendering.
-        return with_view(ToolResponse((render_data(view.data, data_format, delimiter),)), view)
-    blocks = [render_data(view.data, data_format, delimiter)]
-    blocks.extend(block.text for block in view.ui_blocks)
-    blocks.extend(block.text for block in view.embeds)
-    sent: dict[str, Any] = {}
-    for kind in BULLET_KINDS:
-        entries: tuple[Any, ...] = getattr(view, kind.field)
+    return render_parts(
+        view.data,
+        view.ui_blocks,
+        view.embeds,
+        tuple(getattr(view, kind.field) for kind in BULLET_KINDS),
+        view.caused_by,
+        data_format,
+        delimiter,
+        user_ui,
+        shared_ui,
+        attachments,
+    )
+
+
+def render_parts(
+    data: Any,
+    ui_blocks: tuple[UIBlock, ...],
+    embeds: tuple[UIBlock, ...],
+    bullets: Sequence[Sequence[Any]],
+    caused_by: str = "",
+    data_format: DataFormat = "json",
+    delimiter: Delimiter = "|",
+    user_ui: bool = False,
+    shared_ui: int = 0,
+    attachments: tuple[Attachment, ...] = (),
+) -> ToolResponse:
+    """``render`` of parts not yet gathered in a view: ``bullets`` holds the entries of
+    each bullet kind, in ``BULLET_KINDS`` order.
+
+    A builder renders its parts through here, so a call makes one view (the one sent)
+    instead of two (0.9 µs each, a third of a one-row Presenter's rendering).
+    """
+    if not (ui_blocks or embeds or attachments or any(bullets)):
+        return render_value(data, data_format, delimiter)
+    blocks = [render_data(data, data_format, delimiter)]
+    sent_by = ""  # the view's caused_by: sent only with the block that carries it
+    blocks.extend(block.text for block in ui_blocks)
+    blocks.extend(block.text for block in embeds)
+    sent: list[Any] = []
+    for kind, entries in zip(BULLET_KINDS, bullets, strict=True):
         lines = kind.lines(entries) if entries else []
         if lines:
             attribute = None
             if kind.attribute is not None:
-                attribute = (kind.attribute, getattr(view, kind.attribute))
-                sent[kind.attribute] = attribute[1]
+                attribute = (kind.attribute, caused_by)
+                sent_by = caused_by
             blocks.append(wire.bullet_block(kind.tag, lines, attribute))
-        sent[kind.field] = tuple(map(kind.read, lines))
-    view = ResponseView(view.data, view.ui_blocks, view.embeds, **sent)
-    ui_count = len(view.ui_blocks) + len(view.embeds)
-    if not (user_ui and ui_count > shared_ui):
-        return with_view(ToolResponse(tuple(blocks), attachments=attachments), view)
-    # Block 0 is the data; blocks 1..ui_count are the UI blocks, then the embeds.
-    marks = tuple(FOR_USER if shared_ui < i <= ui_count else None for i in range(len(blocks)))
-    response = ToolResponse(tuple(blocks), annotations=marks, attachments=attachments)
-    return with_view(response, view)
+        sent.append(tuple(map(kind.read, lines)) if lines else ())
+    view = _new_view(data, ui_blocks, embeds, *sent, sent_by)
+    ui_count = len(ui_blocks) + len(embeds)
+    marks: tuple[BlockAnnotations | None, ...] = ()
+    if user_ui and ui_count > shared_ui:
+        # Block 0 is the data; blocks 1..ui_count are the UI blocks, then the embeds.
+        marks = tuple(FOR_USER if shared_ui < i <= ui_count else None for i in range(len(blocks)))
+    return _new_response(tuple(blocks), False, None, marks, attachments, view)
+
+
+def render_value(
+    data: Any, data_format: DataFormat = "json", delimiter: Delimiter = "|"
+) -> ToolResponse:
+    """A response with only a data block: a plain value, a str, ``None``."""
+    text = render_data(data, data_format, delimiter)
+    return _new_response((text,), False, None, (), (), _new_view(data, (), (), (), (), (), (), ""))
 
 
 def attached(values: tuple[Attachment, ...]) -> ToolResponse:
@@ -183,21 +226,14 @@ def attached(values: tuple[Attachment, ...]) -> ToolResponse:
     return ToolResponse((), attachments=values)
 
 
-def _bare(view: ResponseView) -> bool:
-    """Whether ``view`` holds nothing but its data."""
-    if view.ui_blocks or view.embeds:
-        return False
-    return all(not getattr(view, kind.field) for kind in BULLET_KINDS)
-
-
 def success(data: Any) -> ToolResponse:
     """A response with only a data block (indented JSON, a str verbatim, ``None`` as OK)."""
-    return render(ResponseView(data))
+    return render_value(data)
 
 
 def toon_success(data: Any, *, delimiter: Delimiter = "|") -> ToolResponse:
     """A response whose data block is TOON, ``|``-delimited unless told (SPEC §10)."""
-    return render(ResponseView(data), "toon", delimiter=delimiter)
+    return render_value(data, "toon", delimiter)
 
 
 def success_structured(data: Any) -> ToolResponse:

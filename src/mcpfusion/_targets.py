@@ -108,7 +108,9 @@ class Targets:
             suggestions = [s for s in map(self._suggestion(route), view.suggestions) if s]
             if suggestions != list(view.suggestions):
                 response = _with_suggestions(response, view, suggestions)
-        envelope = envelope_of(response)
+        # A response carries a view or an envelope, never both: a missing slot costs a
+        # caught AttributeError.
+        envelope = envelope_of(response) if view is None else None
         if envelope is not None and not self._as_written(envelope.available_actions, route):
             actions = [a for a in map(self._target(route), envelope.available_actions) if a]
             if actions != list(envelope.available_actions):
