@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, cast
 
-from mcpfusion._context import Request
+from mcpfusion._context import NO_META, Progress, Request
 from mcpfusion._errors import DefinitionError
 from mcpfusion._failures import from_exception
 from mcpfusion._identity import Identity
 from mcpfusion._response import ToolResponse
+
+if TYPE_CHECKING:
+    from mcpfusion._client import ClientChannel
 
 
 class Call:
@@ -41,6 +46,8 @@ class Call:
     """
 
     __slots__ = (
+        "_client",
+        "_progress",
         "_rejection",
         "_request",
         "_target",
@@ -59,8 +66,14 @@ class Call:
 
     def __init__(
         self,
-        request: Request,
+        tool: str,
+        action: str,
         arguments: Mapping[str, Any],
+        identity: Identity | None,
+        meta: Mapping[str, Any],
+        state: Any,
+        progress: Progress | None,
+        client: ClientChannel | None,
         *,
         requires: frozenset[str],
         timeout: float | None,
@@ -68,15 +81,17 @@ class Call:
         rejection: ToolResponse | None = None,
         target: tuple[Any, ...] = (),
     ) -> None:
-        self._request = request
+        self._request: Request | None = None  # made when first read (``request``)
+        self._progress = progress
+        self._client = client
         self._rejection = rejection
         self._target = target  # what the innermost step needs to run the handler
-        self.tool = request.tool
-        self.action = request.action
+        self.tool = tool
+        self.action = action
         self.arguments = arguments
-        self.identity: Identity | None = request.identity
-        self.meta = request.meta
-        self.state = request.state
+        self.identity = identity
+        self.meta = meta
+        self.state = state
         self.requires = requires
         self.timeout = timeout
         self.loggable = loggable
@@ -90,9 +105,24 @@ class Call:
 
     @property
     def request(self) -> Request:
-        """The request the handler's context is built from (with the current identity)."""
+        """The request the handler's context is built from (with the current identity and
+        values). Made when first read: a call whose handler reads nothing of it makes none.
+        """
         request = self._request
-        if request.identity is not self.identity or self.values:
+        if request is None:
+            values = MappingProxyType(dict(self.values)) if self.values else NO_META
+            request = Request(
+                self.tool,
+                self.action,
+                self.meta,
+                self._progress,
+                self.identity,
+                self.state,
+                values,
+                client=self._client,
+            )
+            self._request = request
+        elif request.identity is not self.identity or request.values != self.values:
             request = request.derived(self.identity, self.values)
         return request
 
@@ -131,14 +161,27 @@ def check_middleware(middleware: Any) -> Middleware:
     return result
 
 
-_CONTAINED: weakref.WeakSet[Any] = weakref.WeakSet()
-"""The framework's own middleware, which never raises and always returns a response."""
+Step = Callable[[Call, Next], Awaitable[ToolResponse]]
+"""A layer's work as a plain function ``(call, call_next)`` handing back an awaitable."""
+
+_CONTAINED: weakref.WeakKeyDictionary[Any, Step] = weakref.WeakKeyDictionary()
+"""The framework's own middleware, which never raises and always returns a response, and
+the step it runs as in a chain."""
 
 
-def contained(middleware: Middleware) -> Middleware:
-    """Marks one of the framework's middleware as needing no guard layer (see ``compose``)."""
-    _CONTAINED.add(middleware)
+def contained(middleware: Middleware, step: Step | None = None) -> Middleware:
+    """Marks one of the framework's middleware as needing no guard layer (see ``compose``).
+
+    ``step`` does its work in a chain, when it can without a coroutine of its own: handing
+    back ``call_next(call)`` saves a frame (0.4 µs a layer).
+    """
+    _CONTAINED[middleware] = step or middleware
     return middleware
+
+
+async def given(response: ToolResponse) -> ToolResponse:
+    """``response``, awaited: a step that answers without running the rest of the chain."""
+    return response
 
 
 def compose(middleware: Sequence[Middleware], endpoint: Next) -> Next:
@@ -153,15 +196,16 @@ def compose(middleware: Sequence[Middleware], endpoint: Next) -> Next:
     """
     chain = endpoint
     for layer in reversed(middleware):
-        chain = _bound(layer, chain) if layer in _CONTAINED else _layer(layer, chain)
+        step = _CONTAINED.get(layer)
+        chain = _layer(layer, chain) if step is None else _bound(step, chain)
     return chain
 
 
-def _bound(middleware: Middleware, call_next: Next) -> Next:
-    def run(call: Call) -> Awaitable[ToolResponse]:
-        return middleware(call, call_next)
-
-    return run
+def _bound(step: Step, call_next: Next) -> Next:
+    # A partial is called without a Python frame of its own (0.1 µs a layer); the
+    # framework's own steps name their second parameter ``call_next``.
+    bound: Next = functools.partial(cast(Any, step), call_next=call_next)
+    return bound
 
 
 def _layer(middleware: Middleware, call_next: Next) -> Next:

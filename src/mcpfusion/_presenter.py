@@ -190,45 +190,52 @@ class Presenter:
         self._rules = _Hooks()
         self._suggest = _Hooks()
         self._directives: list[_Call] = []
+        self._reads_context = False
 
     def __repr__(self) -> str:
         return f"Presenter({self.name!r}, {self.schema.__name__})"
+
+    def _register(self, hooks: list[_Call], fn: Callable[..., Any]) -> None:
+        call = _two_args(fn)
+        hooks.append(call)
+        if call is fn:  # taken as it is: it receives the context
+            self._reads_context = True
 
     # -- registration --------------------------------------------------------------------
 
     def rules(self, fn: F) -> F:
         """Registers dynamic rules for a single object: ``fn(data[, ctx]) -> str | [str]``."""
-        self._rules.one.append(_two_args(fn))
+        self._register(self._rules.one, fn)
         return fn
 
     def collection_rules(self, fn: F) -> F:
         """Registers dynamic rules computed once for a whole list."""
-        self._rules.many.append(_two_args(fn))
+        self._register(self._rules.many, fn)
         return fn
 
     def ui(self, fn: F) -> F:
         """Registers UI blocks for a single object: ``fn(data[, ctx]) -> UIBlock | [UIBlock]``."""
-        self._ui.one.append(_two_args(fn))
+        self._register(self._ui.one, fn)
         return fn
 
     def collection_ui(self, fn: F) -> F:
         """Registers UI blocks computed once for a whole list."""
-        self._ui.many.append(_two_args(fn))
+        self._register(self._ui.many, fn)
         return fn
 
     def suggest(self, fn: F) -> F:
         """Registers next actions for a single object: ``fn(...) -> Suggestion | [...]``."""
-        self._suggest.one.append(_two_args(fn))
+        self._register(self._suggest.one, fn)
         return fn
 
     def collection_suggest(self, fn: F) -> F:
         """Registers next actions computed once for a whole list."""
-        self._suggest.many.append(_two_args(fn))
+        self._register(self._suggest.many, fn)
         return fn
 
     def directives(self, fn: F) -> F:
         """Registers dynamic ``<llm_directives>`` entries, for objects and lists alike."""
-        self._directives.append(_two_args(fn))
+        self._register(self._directives, fn)
         return fn
 
     def truncation_notice(self, fn: Callable[[int], UIBlock]) -> Callable[[int], UIBlock]:
@@ -264,6 +271,11 @@ class Presenter:
     def select_keys(self) -> tuple[str, ...]:
         """The top-level keys of the data block: schema fields, then embed-only keys."""
         return self._select_keys
+
+    @property
+    def uses_context(self) -> bool:
+        """Whether a callback, its own or a child's, takes the context (``(data, ctx)``)."""
+        return self._reads_context or any(c.uses_context for c in self._embeds.values())
 
     @property
     def has_ui_callbacks(self) -> bool:
