@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 import uvicorn
 from mcp import StdioServerParameters
 
@@ -28,6 +30,18 @@ CLI_SCRIPT = str(Path(sys.executable).with_name("mcpfusion"))
 """The installed console script, next to the interpreter running the tests."""
 
 _SERVING = re.compile(r"serving '[^']*' at (http://\S+)")
+
+
+def require_npm(purpose: str) -> str:
+    """The path of ``npm`` (and ``node`` is there too); without them the test skips, or
+    fails with CI=true."""
+    npm, node = shutil.which("npm"), shutil.which("node")
+    if npm is None or node is None:
+        reason = f"npm is not installed: {purpose} needs Node.js and npm"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason} (CI=true: a missing tool is a failure)")
+        pytest.skip(reason)
+    return npm
 
 
 def stdio_params(*extra: str) -> StdioServerParameters:

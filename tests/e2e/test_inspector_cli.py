@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 from collections.abc import AsyncIterator
@@ -20,7 +19,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcpfusion.server import asgi_app
 from tests.e2e import sample_app
-from tests.e2e.servers import CLI_SCRIPT, HERE, REPO, TARGET, http_server, uvicorn_in_process
+from tests.e2e.servers import (
+    CLI_SCRIPT,
+    HERE,
+    REPO,
+    TARGET,
+    http_server,
+    require_npm,
+    uvicorn_in_process,
+)
 from tests.e2e.shelf_app import app as shelf
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -54,12 +61,7 @@ class Inspected:
 @pytest.fixture(scope="module")
 def inspector() -> Path:
     """The Inspector's CLI launcher, installed from npm into ``.e2e-inspector/``."""
-    npm, node = shutil.which("npm"), shutil.which("node")
-    if npm is None or node is None:
-        reason = "npm is not installed: the Inspector CLI test needs Node.js and npm"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason} (CI=true: a missing tool is a failure)")
-        pytest.skip(reason)
+    npm = require_npm("the Inspector CLI test")
     modules = SCRATCH / "node_modules"
     wanted = {INSPECTOR: INSPECTOR_VERSION, SDK: SDK_VERSION}
     if any(_installed(modules / name) != version for name, version in wanted.items()):

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.e2e.servers import HERE, REPO, TARGET, http_server
+from tests.e2e.servers import HERE, REPO, TARGET, http_server, require_npm
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -26,9 +26,7 @@ ARGUMENTS = {"action": "get", "invoice_id": "INV-1"}
 @pytest.fixture(scope="module")
 def node_client() -> Path:
     """The Node script, beside the TypeScript SDK installed from npm into ``.e2e-node/``."""
-    npm, node = shutil.which("npm"), shutil.which("node")
-    if npm is None or node is None:
-        pytest.skip("npm is not installed: the TypeScript-SDK client test needs Node.js and npm")
+    npm = require_npm("the TypeScript-SDK client test")
     installed = SCRATCH / "node_modules" / SDK / "package.json"
     if not installed.is_file() or json.loads(installed.read_text())["version"] != SDK_VERSION:
         SCRATCH.mkdir(exist_ok=True)
