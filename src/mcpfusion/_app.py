@@ -472,11 +472,8 @@ class Fusion:
             state,
             progress,
             client,
-            requires=action.requires,
-            timeout=action.timeout,
-            loggable=action.loggable,
-            rejection=rejection,
-            target=(action, kwargs, select, factory),
+            rejection,
+            (action, kwargs, select, factory),
         )
         return self._chain(call)
 

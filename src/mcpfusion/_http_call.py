@@ -216,7 +216,7 @@ class HttpClient(SdkClient):
         self._connection = connection
         self._hub = hub
         self._modern = False  # the hot path serves 2025-era sessions only
-        self._rounds = None
+        self._started = None
         self.protocol_refusals = False
 
     def supports(self, feature: Feature) -> bool:

@@ -55,11 +55,8 @@ class Call:
         "arguments",
         "around_render",
         "identity",
-        "loggable",
         "meta",
-        "requires",
         "state",
-        "timeout",
         "tool",
         "values",
     )
@@ -74,29 +71,42 @@ class Call:
         state: Any,
         progress: Progress | None,
         client: ClientChannel | None,
-        *,
-        requires: frozenset[str],
-        timeout: float | None,
-        loggable: tuple[str, ...],
-        rejection: ToolResponse | None = None,
-        target: tuple[Any, ...] = (),
+        rejection: ToolResponse | None,
+        target: tuple[Any, ...],
     ) -> None:
+        # Positional, and the action's own options read from it when asked for: the
+        # call path makes one per call (0.6 -> 0.3 µs).
         self._request: Request | None = None  # made when first read (``request``)
         self._progress = progress
         self._client = client
         self._rejection = rejection
-        self._target = target  # what the innermost step needs to run the handler
+        self._target = target  # the action, then what the innermost step needs to run it
         self.tool = tool
         self.action = action
         self.arguments = arguments
         self.identity = identity
         self.meta = meta
         self.state = state
-        self.requires = requires
-        self.timeout = timeout
-        self.loggable = loggable
         self.values: dict[str, Any] = {}
         self.around_render: Callable[[], AbstractContextManager[Any]] | None = None
+
+    @property
+    def requires(self) -> frozenset[str]:
+        """The scopes the action needs."""
+        requires: frozenset[str] = self._target[0].requires
+        return requires
+
+    @property
+    def timeout(self) -> float | None:
+        """The action's ``timeout=`` in seconds, or ``None``."""
+        timeout: float | None = self._target[0].timeout
+        return timeout
+
+    @property
+    def loggable(self) -> tuple[str, ...]:
+        """The argument names the action marks safe to log."""
+        loggable: tuple[str, ...] = self._target[0].loggable
+        return loggable
 
     @property
     def rejected(self) -> bool:

@@ -275,7 +275,10 @@ class Presenter:
     @property
     def uses_context(self) -> bool:
         """Whether a callback, its own or a child's, takes the context (``(data, ctx)``)."""
-        return self._reads_context or any(c.uses_context for c in self._embeds.values())
+        embeds = self._embeds  # tested first: an empty generator costs 0.2 µs a call
+        return self._reads_context or (
+            bool(embeds) and any(c.uses_context for c in embeds.values())
+        )
 
     @property
     def has_ui_callbacks(self) -> bool:
@@ -387,7 +390,8 @@ class Presenter:
             )
         if isinstance(data, list | tuple):
             return self._render_collection(data, ctx, with_ui)
-        if isinstance(data, Iterator | ValuesView):  # a generator of rows, dict.values()
+        # A generator of rows, dict.values(); a dict is tested first, the ABCs cost 0.3 µs.
+        if type(data) is not dict and isinstance(data, Iterator | ValuesView):
             return self._render_collection(list(data), ctx, with_ui)
         masked = self._masked_one(data)
         children = []

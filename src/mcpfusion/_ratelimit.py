@@ -43,31 +43,33 @@ class MemoryRateLimitStore:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        # A dict keeps insertion order: popping and re-inserting a key makes it the most
-        # recently used, so the first key is the one to forget.
-        self._buckets: dict[str, tuple[float, float]] = {}
+        # Each bucket is its theoretical arrival time (GCRA, as the Redis store keeps it):
+        # one float, no tuple to make per call. A dict keeps insertion order: popping and
+        # re-inserting a key makes it the most recently used, so the first key is the one
+        # to forget.
+        self._buckets: dict[str, float] = {}
 
     async def take(self, key: str, rate: float, burst: int) -> float:
         """Takes one token from ``key``'s bucket; see ``RateLimitStore.take``."""
         return self.take_now(key, rate, burst)
 
     def take_now(self, key: str, rate: float, burst: int) -> float:
-        """``take`` without awaiting: the middleware calls it so on this store."""
+        """``take`` without awaiting: the middleware calls it so on this store.
+
+        A call passes when ``now >= TAT + 1/rate - burst/rate`` and moves the TAT on by
+        ``1/rate``: the token bucket of ``burst`` tokens gaining ``rate`` a second.
+        """
         now = self._clock()
         buckets = self._buckets
-        tokens, last = buckets.pop(key, (burst, now))
-        tokens += (now - last) * rate
-        if tokens > burst:
-            tokens = burst
-        wait = 0.0
-        if tokens >= 1:
-            tokens -= 1
-        else:
-            wait = (1 - tokens) / rate
-        buckets[key] = (tokens, now)
+        tat = buckets.pop(key, now)
+        if tat < now:
+            tat = now
+        interval = 1 / rate
+        wait = tat + interval - burst * interval - now
+        buckets[key] = tat if wait > 0 else tat + interval  # a refused call takes nothing
         if len(buckets) > MEMORY_BUCKETS:
-            del buckets[next(iter(buckets))]  # a full bucket: forgetting it changes nothing
-        return wait
+            del buckets[next(iter(buckets))]  # the least recently used
+        return wait if wait > 0 else 0.0
 
 
 def by_identity(call: Call) -> str:

@@ -183,7 +183,9 @@ def build_server(
         # result by its protocol version either way, and building the models first cost
         # 7 µs of a call (``benchmarks/server.py``). ``resultType`` is what 2026-07-28
         # requires; the 2025-11-25 sieve drops it.
-        return {**response.to_mcp(), "resultType": "complete"}
+        result = response.to_mcp()  # a new dict: completed in place, not copied
+        result["resultType"] = "complete"
+        return result
 
     server: Server[Any] = Server(
         app.name,

@@ -338,9 +338,17 @@ class SdkClient:
         self._ctx = ctx
         self._hub = hub
         self._modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-        self._rounds = _Rounds(params) if self._modern else None
+        self._params = params
+        self._started: _Rounds | None = None  # read from the params when first needed
         # 2026-07-28 refuses a call needing an undeclared capability with -32021.
         self.protocol_refusals = self._modern
+
+    def _rounds(self) -> _Rounds | None:
+        """The call's rounds on 2026-07-28 (``None`` before): made when the handler first
+        logs or asks, so a call that does neither never decodes its request state."""
+        if self._started is None and self._modern:
+            self._started = _Rounds(self._params)
+        return self._started
 
     # -- what the client offers ---------------------------------------------------------
 
@@ -377,8 +385,9 @@ class SdkClient:
     async def log(self, level: LogLevel, data: Any, logger: str) -> None:
         """Sends ``notifications/message`` on the call's stream, at the client's level."""
         ctx = self._ctx
-        if self._rounds is not None:
-            if not self._rounds.first_time_logged():
+        rounds = self._rounds()
+        if rounds is not None:
+            if not rounds.first_time_logged():
                 return  # an earlier round of this call sent it already
             if level not in allowed_log_levels(ctx.protocol_version, ctx.meta):
                 return
@@ -440,8 +449,9 @@ class SdkClient:
         await self._hub.invalidated(patterns, identity)
 
     async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
-        if self._rounds is not None:
-            return self._rounds.ask(request, kind, key)
+        rounds = self._rounds()
+        if rounds is not None:
+            return rounds.ask(request, kind, key)
         ctx = self._ctx
         metadata = ServerMessageMetadata(related_request_id=ctx.request_id)
         return await ctx.session.send_request(request, kind, metadata=metadata)

@@ -340,7 +340,8 @@ class RedisSubscriptionBus(_Pickled):
 
 # GCRA on Redis's clock: the key holds the theoretical arrival time (TAT) of the next
 # call. A call passes when now >= TAT + 1/rate - burst/rate, and moves TAT on by 1/rate;
-# this is the token bucket of MemoryRateLimitStore (burst tokens, rate a second).
+# this is the token bucket of MemoryRateLimitStore (burst tokens, rate a second), which
+# keeps the same TAT per bucket.
 _GCRA: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
