@@ -152,6 +152,21 @@ async def test_a_cancelled_call_is_never_answered(hot: bool, stubborn: bool) -> 
     assert b'"slow"' not in b"".join(peer.wire.lines)
 
 
+async def test_a_call_cancelled_right_behind_its_request_never_runs() -> None:
+    """A cancellation read with its call, before the call's task starts, keeps the handler
+    from running; nothing is answered for it and the next request is."""
+    stub = Stub(ToolResponse(("late",)))
+    async with session(stub) as peer:
+        await peer.initialize()
+        peer.send(call("early", "t", {"wait": True}))
+        cancel = {"requestId": "early"}
+        peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
+        assert (await peer.request("ping", request_id="p"))["result"] == {}
+        assert (await peer.request("tools/call", {"name": "t"}, request_id="next"))["result"]
+    assert not stub.started.is_set()
+    assert b'"early"' not in b"".join(peer.wire.lines)
+
+
 async def test_a_cancellation_by_a_stringified_id_reaches_the_call() -> None:
     """As in the SDK, a cancellation naming "7" stops the call whose id is 7."""
     stub = Stub(ToolResponse(("late",)))
