@@ -8,7 +8,7 @@ from typing import Any, Self
 from mcpfusion._content import ATTACHMENTS, Attachment, attachments_of
 from mcpfusion._datablock import DATA_FORMATS, DELIMITERS, DataFormat, Delimiter
 from mcpfusion._parts import BULLET_KINDS, ResponseView, Suggestion, UIBlock
-from mcpfusion._response import ToolResponse, attached, render, render_parts, success
+from mcpfusion._response import ToolResponse, attached, new_view, render, render_parts, success
 
 
 class ResponseBuilder:
@@ -167,10 +167,8 @@ class ResponseBuilder:
 
     def view(self) -> ResponseView:
         """The parts collected so far, as added (not yet folded or de-duplicated)."""
-        bullets = {field: tuple(entries) for field, entries in self._bullets.items()}
-        return ResponseView(
-            self.data, tuple(self._ui), tuple(self._embeds), caused_by=self._caused_by, **bullets
-        )
+        bullets = [tuple(entries) for entries in self._bullets.values()]
+        return new_view(self.data, tuple(self._ui), tuple(self._embeds), *bullets, self._caused_by)
 
     def build(self) -> ToolResponse:
         """Renders the blocks in SPEC §2 order; the response carries its structured view."""

@@ -27,17 +27,22 @@ from mcpfusion._style import APP_DEFAULT, Audience, Style
 
 F = TypeVar("F", bound=Callable[..., Any])
 _UI_VALUES = (UIBlock, *ATTACHMENTS)  # what a UI callback may return: blocks, images, sounds
-_Call = Callable[[Any, Any], Any]
+_Hook = tuple[Callable[..., Any], bool]
+"""A callback and whether it takes the context: called ``fn(data, ctx)`` or ``fn(data)``."""
 
 
-def _two_args(fn: Callable[..., Any]) -> _Call:
-    """Adapts a callback taking ``(data)`` or ``(data, ctx)`` to ``(data, ctx)``."""
+def _hook(fn: Callable[..., Any]) -> _Hook:
+    """Reads whether a callback takes ``(data)`` or ``(data, ctx)``.
+
+    Called as it is declared: a wrapper adapting one form to the other would cost a frame
+    per callback per call.
+    """
     if not callable(fn):
         raise DefinitionError(f"a Presenter callback must be callable; got {fn!r}")
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):  # builtins without a signature take one argument
-        return lambda data, ctx: fn(data)
+        return fn, False
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
     required = [p for p in params if p.default is p.empty and p.kind not in variadic]
@@ -45,20 +50,20 @@ def _two_args(fn: Callable[..., Any]) -> _Call:
         # Fail where the callback is registered, not on the first call that reaches it.
         raise DefinitionError(f"a Presenter callback takes (data) or (data, ctx): {fn!r}")
     if any(p.kind is p.VAR_POSITIONAL for p in params) or len(positional) >= 2:
-        return fn
+        return fn, True
     if len(positional) == 1:
-        return lambda data, ctx: fn(data)
+        return fn, False
     raise DefinitionError(f"a Presenter callback takes (data) or (data, ctx): {fn!r}")
 
 
-def _collect(fns: list[_Call], data: Any, ctx: Any, kind: type | tuple[type, ...]) -> list[Any]:
+def _collect(hooks: list[_Hook], data: Any, ctx: Any, kind: type | tuple[type, ...]) -> list[Any]:
     """Calls each callback and gathers what it returns: one ``kind`` value or several.
 
     The builder the values go to checks each one and drops the falsy ones.
     """
     out: list[Any] = []
-    for fn in fns:
-        value = fn(data, ctx)
+    for fn, takes_context in hooks:
+        value = fn(data, ctx) if takes_context else fn(data)
         if not value:
             continue
         if isinstance(value, kind):  # the common case: one value
@@ -77,10 +82,10 @@ def suggest(tool: str, reason: str) -> Suggestion:
 class _Hooks:
     """The callbacks of one kind: those for a single object and those for a whole list."""
 
-    one: list[_Call] = field(default_factory=list)
-    many: list[_Call] = field(default_factory=list)
+    one: list[_Hook] = field(default_factory=list)
+    many: list[_Hook] = field(default_factory=list)
 
-    def of(self, collection: bool) -> list[_Call]:
+    def of(self, collection: bool) -> list[_Hook]:
         return self.many if collection else self.one
 
 
@@ -189,16 +194,16 @@ class Presenter:
         self._ui = _Hooks()
         self._rules = _Hooks()
         self._suggest = _Hooks()
-        self._directives: list[_Call] = []
+        self._directives: list[_Hook] = []
         self._reads_context = False
 
     def __repr__(self) -> str:
         return f"Presenter({self.name!r}, {self.schema.__name__})"
 
-    def _register(self, hooks: list[_Call], fn: Callable[..., Any]) -> None:
-        call = _two_args(fn)
-        hooks.append(call)
-        if call is fn:  # taken as it is: it receives the context
+    def _register(self, hooks: list[_Hook], fn: Callable[..., Any]) -> None:
+        hook = _hook(fn)
+        hooks.append(hook)
+        if hook[1]:
             self._reads_context = True
 
     # -- registration --------------------------------------------------------------------
@@ -443,14 +448,23 @@ class Presenter:
         # A callback that raises, or returns the wrong type, is a Presenter failure (SPEC §9).
         data = built.data
         try:
-            if with_ui:
-                built.ui(*_collect(self._ui.of(collection), data, ctx, _UI_VALUES))
-            built.directive(*self._static_directives)
-            built.directive(*_collect(self._directives, data, ctx, str))
-            built.rule(*self._static_rules)
-            built.rule(*_collect(self._rules.of(collection), data, ctx, str))
-            built.suggestion(*self._static_suggestions)
-            built.suggestion(*_collect(self._suggest.of(collection), data, ctx, Suggestion))
+            # Each kind only when it has entries: a call then skips what this Presenter
+            # does not use (2 µs of a one-row presentation with one UI and one suggestion
+            # callback, ``benchmarks/call.py``).
+            if with_ui and (ui_hooks := self._ui.of(collection)):
+                built.ui(*_collect(ui_hooks, data, ctx, _UI_VALUES))
+            if self._static_directives:
+                built.directive(*self._static_directives)
+            if self._directives:
+                built.directive(*_collect(self._directives, data, ctx, str))
+            if self._static_rules:
+                built.rule(*self._static_rules)
+            if rule_hooks := self._rules.of(collection):
+                built.rule(*_collect(rule_hooks, data, ctx, str))
+            if self._static_suggestions:
+                built.suggestion(*self._static_suggestions)
+            if suggest_hooks := self._suggest.of(collection):
+                built.suggestion(*_collect(suggest_hooks, data, ctx, Suggestion))
         except Exception as exc:
             raise PresenterError.callback_failed(self.name, exc) from exc
 

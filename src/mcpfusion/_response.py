@@ -113,7 +113,7 @@ class ToolResponse(_SideDoor):
 
 
 # What a render makes is built to fit: constructed without the checks (see _slots).
-_new_view: Final = trusted_constructor(ResponseView)
+new_view: Final = trusted_constructor(ResponseView)
 _new_response: Final = trusted_constructor(ToolResponse, "_view")
 
 
@@ -204,7 +204,7 @@ def render_parts(
                 sent_by = caused_by
             blocks.append(wire.bullet_block(kind.tag, lines, attribute))
         sent.append(tuple(map(kind.read, lines)) if lines else ())
-    view = _new_view(data, ui_blocks, embeds, *sent, sent_by)
+    view = new_view(data, ui_blocks, embeds, *sent, sent_by)
     ui_count = len(ui_blocks) + len(embeds)
     marks: tuple[BlockAnnotations | None, ...] = ()
     if user_ui and ui_count > shared_ui:
@@ -218,7 +218,7 @@ def render_value(
 ) -> ToolResponse:
     """A response with only a data block: a plain value, a str, ``None``."""
     text = render_data(data, data_format, delimiter)
-    return _new_response((text,), False, None, (), (), _new_view(data, (), (), (), (), (), (), ""))
+    return _new_response((text,), False, None, (), (), new_view(data, (), (), (), (), (), (), ""))
 
 
 def attached(values: tuple[Attachment, ...]) -> ToolResponse:
