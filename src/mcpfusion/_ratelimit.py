@@ -68,7 +68,7 @@ class MemoryRateLimitStore:
         wait = tat + interval - burst * interval - now
         buckets[key] = tat if wait > 0 else tat + interval  # a refused call takes nothing
         if len(buckets) > MEMORY_BUCKETS:
-            del buckets[next(iter(buckets))]  # the least recently used
+            del buckets[next(iter(buckets))]  # the least recently used: it starts full again
         return wait if wait > 0 else 0.0
 
 
