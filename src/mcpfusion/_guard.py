@@ -524,15 +524,21 @@ async def _captured(app: ASGIApp, scope: Scope, body: bytes) -> _Captured:
     return captured
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A ``receive`` that gives the read body once, then the real stream's next messages."""
-    sent = False
+def replay(first: Message, receive: Receive) -> Receive:
+    """A ``receive`` that gives ``first`` (a message already read) once, then the real
+    stream's next messages."""
+    given = False
 
     async def replayed() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
+        nonlocal given
+        if not given:
+            given = True
+            return first
         return await receive()
 
     return replayed
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives the whole body read once, then the stream's next messages."""
+    return replay({"type": "http.request", "body": body, "more_body": False}, receive)

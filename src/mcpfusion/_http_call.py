@@ -17,7 +17,7 @@ from starlette.types import Send
 from mcpfusion._client import LOG_LEVELS, Feature, LogLevel
 from mcpfusion._context import Progress
 from mcpfusion._jsonrpc import encode
-from mcpfusion._sdk_client import _LEVEL_KEY, ClientHub, R, SdkClient
+from mcpfusion._sdk_client import _LEVEL_KEY, ClientHub, R, SdkClient, declares
 
 __all__ = [
     "SESSION_HEADER",
@@ -220,18 +220,8 @@ class HttpClient(SdkClient):
         self.protocol_refusals = False
 
     def supports(self, feature: Feature) -> bool:
-        """Whether the client declared ``feature`` (as ``SdkClient.supports`` reads it)."""
-        if feature == "logging":
-            return True
-        capabilities = self._connection.client_capabilities
-        if capabilities is None:
-            return False
-        if feature == "elicitation":
-            found = capabilities.elicitation
-            return found is not None and (found.form is not None or found.url is None)
-        if feature == "sampling":
-            return capabilities.sampling is not None
-        return capabilities.roots is not None
+        """Whether the client declared ``feature`` (a hot call's stream can carry all)."""
+        return declares(self._connection.client_capabilities, feature)
 
     async def close_sse_stream(self) -> bool:
         """Never closes: the hot path serves only servers without an event store, so no

@@ -28,9 +28,10 @@ from mcp.shared.dispatcher import coerce_request_id
 from mcp.types import methods
 from pydantic import ValidationError
 from starlette.requests import Request
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from mcpfusion._bearer import identity_of
+from mcpfusion._guard import replay
 from mcpfusion._hotpath import CALL_KEYS, call_shape, plain_sdk_path, respond, result_line
 from mcpfusion._http_call import (
     SESSION_HEADER,
@@ -122,7 +123,7 @@ class HotEndpoint:
             return
         # The guard in front hands the whole body in one message.
         first = await receive()
-        receive = _replay(first, receive)
+        receive = replay(first, receive)
         if first["type"] == "http.request" and not first.get("more_body", False):
             try:
                 message = pydantic_core.from_json(first.get("body", b""))
@@ -331,17 +332,3 @@ def _held(transport: StreamableHTTPServerTransport) -> Iterator[None]:
         transport._requests_in_flight -= 1
         if not transport._requests_in_flight:
             idle.deadline = anyio.current_time() + timeout
-
-
-def _replay(first: Message, receive: Receive) -> Receive:
-    """A ``receive`` that gives ``first`` once, then the real stream's next messages."""
-    given = False
-
-    async def replayed() -> Message:
-        nonlocal given
-        if not given:
-            given = True
-            return first
-        return await receive()
-
-    return replayed

@@ -325,6 +325,21 @@ def _covered(patterns: Sequence[str], uris: Collection[str]) -> list[str]:
     return sorted(uri for uri, name in named.items() if name in hit)
 
 
+def declares(capabilities: types.ClientCapabilities | None, feature: Feature) -> bool:
+    """Whether a client's capabilities declare ``feature`` (elicitation in form mode,
+    sampling or roots; ``logging`` is the server's to offer, not the client's)."""
+    if feature == "logging":
+        return True
+    if capabilities is None:
+        return False
+    if feature == "elicitation":
+        found = capabilities.elicitation
+        return found is not None and (found.form is not None or found.url is None)
+    if feature == "sampling":
+        return capabilities.sampling is not None
+    return capabilities.roots is not None
+
+
 class SdkClient:
     """The ``ClientChannel`` of one ``tools/call``, ``prompts/get`` or ``resources/read``
     (the requests that may answer ``input_required``), over the SDK request context."""
@@ -359,16 +374,7 @@ class SdkClient:
             if self._modern:
                 return bool(allowed_log_levels(ctx.protocol_version, ctx.meta))
             return True
-        capabilities = ctx.session.client_capabilities
-        if capabilities is None:
-            return False
-        if feature == "elicitation":
-            found = capabilities.elicitation
-            declared = found is not None and (found.form is not None or found.url is None)
-        elif feature == "sampling":
-            declared = capabilities.sampling is not None
-        else:
-            declared = capabilities.roots is not None
+        declared = declares(ctx.session.client_capabilities, feature)
         # 2025-11-25 asks on the call's stream, which stateless HTTP does not keep open.
         return declared and (self._modern or ctx.session.can_send_request)
 
