@@ -8,7 +8,7 @@ from typing import Any, Self
 from mcpfusion._content import ATTACHMENTS, Attachment, attachments_of
 from mcpfusion._datablock import DATA_FORMATS, DELIMITERS, DataFormat, Delimiter
 from mcpfusion._parts import BULLET_KINDS, ResponseView, Suggestion, UIBlock
-from mcpfusion._response import ToolResponse, attached, new_view, render, render_parts, success
+from mcpfusion._response import ToolResponse, attached, new_view, render_parts, success
 
 
 class ResponseBuilder:
@@ -172,21 +172,21 @@ class ResponseBuilder:
 
     def build(self) -> ToolResponse:
         """Renders the blocks in SPEC §2 order; the response carries its structured view."""
-        if self._finish is not None:
-            return render(
-                self._finish(self.view()),
-                self.data_format,
-                delimiter=self.delimiter,
-                user_ui=self.user_ui,
-                shared_ui=self._shared_ui,
-                attachments=tuple(self._attachments),
-            )
+        if self._finish is None:
+            data, ui_blocks, embeds = self.data, tuple(self._ui), tuple(self._embeds)
+            bullets = tuple(self._bullets.values())
+            caused_by = self._caused_by
+        else:
+            view = self._finish(self.view())
+            data, ui_blocks, embeds = view.data, view.ui_blocks, view.embeds
+            bullets = tuple(getattr(view, kind.field) for kind in BULLET_KINDS)
+            caused_by = view.caused_by
         return render_parts(
-            self.data,
-            tuple(self._ui),
-            tuple(self._embeds),
-            tuple(self._bullets.values()),
-            self._caused_by,
+            data,
+            ui_blocks,
+            embeds,
+            bullets,
+            caused_by,
             self.data_format,
             self.delimiter,
             self.user_ui,
