@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextvars
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Final, Protocol, runtime_checkable
 
 from mcpfusion._errors import DefinitionError
 from mcpfusion._failures import from_exception, rate_limited
-from mcpfusion._middleware import Call, Middleware, Next, contained, given
+from mcpfusion._middleware import Call, Middleware, Next, contained
 from mcpfusion._response import ToolResponse
 
 MEMORY_BUCKETS: Final = 100_000
@@ -111,39 +111,17 @@ def rate_limit(
     own = store if store is not None else MemoryRateLimitStore()
     shared = SERVING_STORE if store is None else None
 
-    def step(call: Call, call_next: Next) -> Awaitable[ToolResponse]:
-        buckets = (shared.get() if shared is not None else None) or own
-        if type(buckets) is not MemoryRateLimitStore:
-            return _limited(buckets, call, call_next, key, rate, burst)
-        # The memory store answers at once: the layer needs no coroutine of its own.
-        try:
-            wait = buckets.take_now(key(call), rate, burst)
-        except Exception as exc:  # a failing key function fails this call only
-            return given(from_exception(exc, call.tool, call.action))
-        return call_next(call) if wait <= 0 else given(_refusal(call, wait))
-
     async def limit(call: Call, call_next: Next) -> ToolResponse:
-        return await step(call, call_next)
+        buckets = (shared.get() if shared is not None else None) or own
+        try:
+            if type(buckets) is MemoryRateLimitStore:  # no coroutine to await: 0.3 µs a call
+                wait = buckets.take_now(key(call), rate, burst)
+            else:
+                wait = await buckets.take(key(call), rate, burst)
+        except Exception as exc:  # a failing store or key function fails this call only
+            return from_exception(exc, call.tool, call.action)
+        if wait > 0:
+            return from_exception(rate_limited(max(1, math.ceil(wait))), call.tool, call.action)
+        return await call_next(call)
 
-    return contained(limit, step)
-
-
-async def _limited(
-    buckets: RateLimitStore,
-    call: Call,
-    call_next: Next,
-    key: Callable[[Call], str],
-    rate: float,
-    burst: int,
-) -> ToolResponse:
-    """The step of a store that answers asynchronously (a shared one)."""
-    try:
-        wait = await buckets.take(key(call), rate, burst)
-    except Exception as exc:  # a failing store or key function fails this call only
-        return from_exception(exc, call.tool, call.action)
-    return await call_next(call) if wait <= 0 else _refusal(call, wait)
-
-
-def _refusal(call: Call, wait: float) -> ToolResponse:
-    """``RATE_LIMITED``, with the whole seconds until the caller's next call would pass."""
-    return from_exception(rate_limited(max(1, math.ceil(wait))), call.tool, call.action)
+    return contained(limit)
