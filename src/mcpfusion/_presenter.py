@@ -449,8 +449,8 @@ class Presenter:
         data = built.data
         try:
             # Each kind only when it has entries: a call then skips what this Presenter
-            # does not use (2 µs of a one-row presentation with one UI and one suggestion
-            # callback, ``benchmarks/call.py``).
+            # does not use (0.5-0.8 µs of ``benchmarks/call.py``'s one-row Presenter, with
+            # one UI and one suggestion callback and no directives).
             if with_ui and (ui_hooks := self._ui.of(collection)):
                 built.ui(*_collect(ui_hooks, data, ctx, _UI_VALUES))
             if self._static_directives:
