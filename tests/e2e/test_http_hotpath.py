@@ -4,7 +4,7 @@ compared with the SDK's own answers (the same app served with ``hot_path=False``
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -391,78 +391,84 @@ async def test_a_client_that_can_be_asked_gets_json_for_a_quiet_call() -> None:
     assert quiet.headers["content-type"] == "application/json"
 
 
+async def _while_running(
+    session: Session,
+    call: dict[str, Any],
+    before: dict[str, Any],
+    act: Callable[[], Awaitable[None]],
+) -> httpx2.Response:
+    """Posts ``call`` (a waiting action), runs ``act`` once its handler started, and
+    returns the call's response (the caller bounds the wait)."""
+    answer: list[httpx2.Response] = []
+
+    async def waiting() -> None:
+        answer.append(await session.post(call))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(waiting)
+        while sample_app.STATE["started"] == before["started"]:
+            await anyio.sleep(0.01)
+        await act()
+    return answer[0]
+
+
+def _cancel(request_id: int, **reason: str) -> dict[str, Any]:
+    """A ``notifications/cancelled`` for ``request_id``."""
+    params = {"requestId": request_id, **reason}
+    return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
+
+
 async def test_cancellation_stops_the_call_and_nothing_answers_it() -> None:
     """notifications/cancelled stops a running call; its response ends with no answer."""
     before = dict(sample_app.STATE)
-    answer: list[httpx2.Response] = []
     with anyio.fail_after(30):
         async with served(sample_app.app) as url, httpx2.AsyncClient(timeout=10) as http:
             session = await Session(http, url).open()
 
-            async def waiting() -> None:
-                answer.append(await session.post(_call(41, "billing", {"action": "wait"})))
+            async def cancel() -> None:
+                assert (await session.post(_cancel(41, reason="enough"))).status_code == 202
 
-            async with anyio.create_task_group() as group:
-                group.start_soon(waiting)
-                while sample_app.STATE["started"] == before["started"]:
-                    await anyio.sleep(0.01)
-                cancel = {
-                    "jsonrpc": "2.0",
-                    "method": "notifications/cancelled",
-                    "params": {"requestId": 41, "reason": "enough"},
-                }
-                assert (await session.post(cancel)).status_code == 202
+            call = _call(41, "billing", {"action": "wait"})
+            answer = await _while_running(session, call, before, cancel)
             after = await session.post(_call(42, "billing", GET))
     assert sample_app.STATE["cancelled"] == before["cancelled"] + 1
-    assert answer[0].status_code == 200
-    assert answer[0].headers["content-type"] == "text/event-stream"
-    assert _messages(answer[0]) == []
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "text/event-stream"
+    assert _messages(answer) == []
     assert _messages(after)[0]["id"] == 42
 
 
 async def test_ending_the_session_stops_its_calls() -> None:
     """DELETE ends the session's running calls: their streams end with no answer."""
     before = dict(sample_app.STATE)
-    answer: list[httpx2.Response] = []
     with anyio.fail_after(30):
         async with served(sample_app.app) as url, httpx2.AsyncClient(timeout=10) as http:
             session = await Session(http, url).open()
 
-            async def waiting() -> None:
-                answer.append(await session.post(_call(3, "billing", {"action": "wait"})))
+            async def end() -> None:
+                assert (await http.delete(url, headers=session.headers)).status_code == 200
 
-            async with anyio.create_task_group() as group:
-                group.start_soon(waiting)
-                while sample_app.STATE["started"] == before["started"]:
-                    await anyio.sleep(0.01)
-                ended = await http.delete(url, headers=session.headers)
-                assert ended.status_code == 200
+            call = _call(3, "billing", {"action": "wait"})
+            answer = await _while_running(session, call, before, end)
             after = await session.post(_call(4, "billing", GET))
     assert sample_app.STATE["cancelled"] == before["cancelled"] + 1
-    assert _messages(answer[0]) == []
+    assert _messages(answer) == []
     assert after.status_code == 404
 
 
 async def test_another_sessions_cancellation_does_not_reach_the_call() -> None:
     """A cancellation sent on another session names no call of this one."""
     before = dict(sample_app.STATE)
-    answer: list[httpx2.Response] = []
     with anyio.fail_after(30):
         async with served(sample_app.app) as url, httpx2.AsyncClient(timeout=10) as http:
             mine, other = await Session(http, url).open(), await Session(http, url).open()
 
-            async def waiting() -> None:
-                answer.append(
-                    await mine.post(_call(5, "billing", {"action": "wait", "seconds": 1}))
-                )
+            async def cancel_elsewhere() -> None:
+                await other.post(_cancel(5))
 
-            async with anyio.create_task_group() as group:
-                group.start_soon(waiting)
-                while sample_app.STATE["started"] == before["started"]:
-                    await anyio.sleep(0.01)
-                cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
-                await other.post({**cancel, "params": {"requestId": 5}})
-    assert _messages(answer[0])[0]["result"]["content"][0]["text"] == "waited 1.0s"
+            call = _call(5, "billing", {"action": "wait", "seconds": 1})
+            answer = await _while_running(mine, call, before, cancel_elsewhere)
+    assert _messages(answer)[0]["result"]["content"][0]["text"] == "waited 1.0s"
     assert sample_app.STATE["cancelled"] == before["cancelled"]
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -277,6 +278,25 @@ async def test_enable_and_disable_change_the_list_and_the_calls() -> None:
     assert [t["name"] for t in app.list_tools(tenant="acme")] == ["base"]
 
 
+async def _enable_and_hear(
+    mode: str, item: Any, heard: list[str], listen: Callable[[], AbstractAsyncContextManager[Any]]
+) -> None:
+    """Enables ``item`` for globex, then for acme (the client's tenant), and waits until
+    the client hears of it: on its connection (2025-11-25, the message handler fills
+    ``heard``) or on the stream ``listen`` opens (2026-07-28). The caller bounds it."""
+    if mode == "legacy":
+        await item.enable(tenant="globex")
+        await item.enable(tenant="acme")
+        while not heard:
+            await anyio.sleep(0.01)
+        return
+    async with listen() as subscription:
+        await item.enable(tenant="globex")
+        await item.enable(tenant="acme")
+        event = await subscription.__anext__()
+        heard.append(type(event).__name__)
+
+
 @pytest.mark.parametrize("mode", ERAS)
 async def test_clients_hear_that_their_tool_list_changed(mode: str) -> None:
     """tools/list_changed reaches the client (listen stream or its connection) when a tool
@@ -292,17 +312,9 @@ async def test_clients_hear_that_their_tool_list_changed(mode: str) -> None:
     with anyio.fail_after(20):
         async with Client(server, mode=mode, message_handler=on_message) as client:
             before = [t.name for t in (await client.list_tools()).tools]
-            if mode == "legacy":
-                await beta.enable(tenant="globex")
-                await beta.enable(tenant="acme")
-                while not heard:
-                    await anyio.sleep(0.01)
-            else:
-                async with client.listen(tools_list_changed=True) as subscription:
-                    await beta.enable(tenant="globex")
-                    await beta.enable(tenant="acme")
-                    event = await subscription.__anext__()
-                    heard.append(type(event).__name__)
+            await _enable_and_hear(
+                mode, beta, heard, lambda: client.listen(tools_list_changed=True)
+            )
             after = [t.name for t in (await client.list_tools(cache_mode="refresh")).tools]
     assert (before, after) == (["base"], ["base", "beta"])
     assert heard[0] in ("changed", "ToolsListChanged")
@@ -394,17 +406,9 @@ async def test_clients_hear_that_their_prompt_list_changed(mode: str) -> None:
     with anyio.fail_after(20):
         async with Client(build_server(app), mode=mode, message_handler=on_message) as client:
             before = [p.name for p in (await client.list_prompts()).prompts]
-            if mode == "legacy":
-                await beta.enable(tenant="globex")
-                await beta.enable(tenant="acme")
-                while not heard:
-                    await anyio.sleep(0.01)
-            else:
-                async with client.listen(prompts_list_changed=True) as subscription:
-                    await beta.enable(tenant="globex")
-                    await beta.enable(tenant="acme")
-                    event = await subscription.__anext__()
-                    heard.append(type(event).__name__)
+            await _enable_and_hear(
+                mode, beta, heard, lambda: client.listen(prompts_list_changed=True)
+            )
             after = [p.name for p in (await client.list_prompts(cache_mode="refresh")).prompts]
     assert (before, after) == (["<lambda>"], ["<lambda>", "beta"])
     assert heard[0] in ("changed", "PromptsListChanged")
