@@ -3,8 +3,9 @@
 The SDK hands one event store to every session and names each stream after the request
 id, so request ``1`` of two sessions would share a stream, and a ``Last-Event-ID`` sent
 on one session could replay another's events. Each session here gets a view of the
-store that prefixes its streams and its event ids with the session id and replays only
-its own ids.
+store that prefixes its streams and its event ids with the session id, and that learns
+which stream an event id names *before* anything is replayed: a store sends events as it
+finds them, so a check after the replay would come too late.
 
 ``InMemoryEventStore`` is the store of one process (``HttpOptions(resumable=True)``);
 ``mcpfusion.redis.RedisEventStore`` is the one replicas share.
@@ -13,7 +14,7 @@ its own ids.
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.streamable_http import (
@@ -24,6 +25,15 @@ from mcp.server.streamable_http import (
 )
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import JSONRPCMessage
+
+
+@runtime_checkable
+class StreamLocator(Protocol):
+    """An event store that names the stream of an event id without replaying it."""
+
+    def stream_of(self, event_id: str) -> str | None:
+        """The stream ``event_id`` belongs to, or ``None`` when the id names none."""
+        ...
 
 
 class InMemoryEventStore(EventStore):
@@ -63,18 +73,23 @@ class InMemoryEventStore(EventStore):
                 del self._streams[stream]
         return str(self._last)
 
+    def stream_of(self, event_id: str) -> str | None:
+        """The stream of a stored event; ``None`` when the id is unknown (never stored,
+        or dropped)."""
+        if not (event_id.isascii() and event_id.isdigit()):
+            return None
+        found = self._events.get(int(event_id))
+        return None if found is None else found[0]
+
     async def replay_events_after(
         self, last_event_id: str, send_callback: EventCallback
     ) -> str | None:
         """Sends the messages its stream had after ``last_event_id``; the stream, or
         ``None`` when the id is unknown (never stored, or dropped)."""
-        if not (last_event_id.isascii() and last_event_id.isdigit()):
+        stream = self.stream_of(last_event_id)
+        if stream is None:
             return None
         after = int(last_event_id)
-        found = self._events.get(after)
-        if found is None:
-            return None
-        stream = found[0]
         for event_id in [i for i in self._streams.get(stream, ()) if i > after]:
             event = self._events.get(event_id)
             if event is not None and event[1] is not None:
@@ -83,7 +98,14 @@ class InMemoryEventStore(EventStore):
 
 
 class SessionScoped(EventStore):
-    """``store`` as one session sees it: its own streams and event ids only."""
+    """``store`` as one session sees it: its own streams and event ids only.
+
+    A ``Last-Event-ID`` replays only when the stream it names is one of this session's,
+    whatever the id after the session's own prefix says: event ids of the in-memory store
+    are numbered across sessions, and a Redis id names its stream. A store that is no
+    ``StreamLocator`` has its replay held back until it says whose stream it was, and
+    dropped when that is not this session's (a running call is then not followed live).
+    """
 
     def __init__(self, store: EventStore, session_id: str) -> None:
         self.store = store
@@ -95,23 +117,40 @@ class SessionScoped(EventStore):
         event_id = await self.store.store_event(self._streams + stream_id, message)
         return self._events + event_id
 
+    def _inside(self, stream: str | None) -> str | None:
+        """The session's name of one of its streams; ``None`` for another's, or none."""
+        if stream is None or not stream.startswith(self._streams):
+            return None
+        return stream.removeprefix(self._streams)
+
     async def replay_events_after(
         self, last_event_id: str, send_callback: EventCallback
     ) -> str | None:
         if not last_event_id.startswith(self._events):
             return None  # another session's id, or none of ours: nothing to replay
+        inner = last_event_id.removeprefix(self._events)
 
         async def send(event: EventMessage) -> None:
             if event.event_id is not None:
                 event = EventMessage(event.message, self._events + event.event_id)
             await send_callback(event)
 
-        stream = await self.store.replay_events_after(
-            last_event_id.removeprefix(self._events), send
-        )
-        if stream is None or not stream.startswith(self._streams):
-            return None
-        return stream.removeprefix(self._streams)
+        if isinstance(self.store, StreamLocator):
+            if self._inside(self.store.stream_of(inner)) is None:
+                return None
+            stream = await self.store.replay_events_after(inner, send)
+        else:
+            held: list[EventMessage] = []
+
+            async def hold(event: EventMessage) -> None:
+                held.append(event)
+
+            stream = await self.store.replay_events_after(inner, hold)
+            if self._inside(stream) is None:
+                return None
+            for event in held:
+                await send(event)
+        return self._inside(stream)
 
 
 class SessionManager(StreamableHTTPSessionManager):

@@ -468,6 +468,14 @@ class RedisEventStore(EventStore, _Pickled):
         self._link.succeeded()
         return f"{stream}:{entry.decode()}"
 
+    def stream_of(self, event_id: str) -> str | None:
+        """The stream an event id names (``<stream>:<entry>``), read from the id alone;
+        ``None`` for an id this store never hands out."""
+        stream, sep, cursor = event_id.rpartition(":")
+        if not sep or not stream or cursor == "lost":
+            return None
+        return urllib.parse.unquote(stream)
+
     async def replay_events_after(
         self, last_event_id: str, send_callback: EventCallback
     ) -> str | None:
@@ -476,10 +484,10 @@ class RedisEventStore(EventStore, _Pickled):
         Returns the stream id when the live stream should carry on (a session's GET
         stream), else ``None`` (the call's response was sent, or nothing is known).
         """
-        stream, sep, cursor = last_event_id.rpartition(":")
-        if not sep or not stream or cursor == "lost":
+        stream_id = self.stream_of(last_event_id)
+        if stream_id is None:
             return None
-        stream_id = urllib.parse.unquote(stream)
+        stream, _, cursor = last_event_id.rpartition(":")
         key = self._key(stream_id)
         client: Any = self._link.client
         try:

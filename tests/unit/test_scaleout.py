@@ -298,6 +298,37 @@ async def test_sessions_keep_their_own_streams_and_events() -> None:
     assert replayed == []
 
 
+@pytest.mark.parametrize("kind", [InMemoryEventStore, MemoryEventStore])
+async def test_a_session_prefix_before_another_sessions_id_replays_nothing(
+    kind: type[EventStore],
+) -> None:
+    """Another session's event id under a session's own prefix sends nothing, from a store
+    that names an event's stream first and from one whose replay is held back; the
+    session's own id still replays its stream."""
+    store = kind()
+    a, b = SessionScoped(store, "aaa"), SessionScoped(store, "bbb")
+    first = await a.store_event("1", None)
+    await a.store_event("1", _note(1))
+    replayed: list[EventMessage] = []
+
+    async def collect(event: EventMessage) -> None:
+        replayed.append(event)
+
+    assert await b.replay_events_after("bbb." + first.removeprefix("aaa."), collect) is None
+    assert replayed == []
+    assert await a.replay_events_after(first, collect) == "1"
+    assert [e.message for e in replayed] == [_note(1)]
+
+
+def test_redis_event_ids_name_their_stream() -> None:
+    """A Redis event id names its stream (quoted) before its entry; a lost or malformed id
+    names none."""
+    store = RedisEventStore(NOWHERE)
+    assert store.stream_of("aaa%2F1:1-0") == "aaa/1"
+    for unknown in ("aaa%2F1:lost", "no-entry", ":1-0"):
+        assert store.stream_of(unknown) is None
+
+
 async def test_the_in_memory_store_replays_a_stream_after_an_id() -> None:
     """Replay sends the same stream's messages after the id (not priming events, not other
     streams); an unknown or dropped id replays nothing; the oldest events go first."""
