@@ -322,7 +322,7 @@ class RedisSubscriptionBus(_Pickled):
             finally:
                 with anyio.CancelScope(shield=True):
                     with contextlib.suppress(*_FAILURES):
-                        await pubsub.aclose()  # type: ignore[no-untyped-call]
+                        await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]  # redis-py 8 types it
 
     def _deliver(self, data: bytes) -> None:
         event = decode_event(data)
