@@ -1,4 +1,4 @@
-"""The application: its tools, the catalog it serves, and the call path of ``tools/call``."""
+"""The application: its tools, the catalog it serves, and the one request pipeline."""
 
 from __future__ import annotations
 
@@ -32,7 +32,15 @@ from mcpfusion._failures import (
 from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._lifespan import Lifespan, LifespanFactory, state_type
 from mcpfusion._listing import Listing
-from mcpfusion._middleware import Call, Middleware, Next, check_middleware, compose
+from mcpfusion._middleware import (
+    TOOL_CALL,
+    Call,
+    Middleware,
+    Next,
+    RequestKind,
+    check_middleware,
+    compose,
+)
 from mcpfusion._options import HttpOptions
 from mcpfusion._presenter import Presenter
 from mcpfusion._prompt import Prompt
@@ -42,7 +50,7 @@ from mcpfusion._response import ToolResponse, view_of
 from mcpfusion._schema import DISCRIMINATOR, SELECT
 from mcpfusion._statesync import unmatched, with_invalidation
 from mcpfusion._style import Audience, Style
-from mcpfusion._surface import Surface
+from mcpfusion._surface import Outcome, Surface
 from mcpfusion._tool import Exposition, Tool
 from mcpfusion._ui_app import APP_META, DEFAULT_URI, emits_ui, point_tools, renderer
 from mcpfusion._validation import arguments_problem, field_problems, select_problems
@@ -447,25 +455,47 @@ class Fusion:
                 problems = exc.problems + problems
             if problems:
                 rejection = validation_failure(f"{route.tool.name}/{action.name}", problems)
+        return self._dispatch(
+            TOOL_CALL, action.tool, action.name, action, kwargs, identity, meta, client,
+            factory, rejection, None, select, progress,
+        )  # fmt: skip
+
+    def _dispatch(
+        self,
+        kind: RequestKind,
+        name: str,
+        step: str,
+        action: Action,
+        kwargs: dict[str, Any],
+        identity: Identity | None,
+        meta: Mapping[str, Any],
+        client: ClientChannel | None,
+        factory: ContextFactory | None,
+        rejection: ToolResponse | None,
+        outcome: Outcome[Any] | None,
+        select: list[str] | None = None,
+        progress: Progress | None = None,
+    ) -> Awaitable[ToolResponse]:
+        """The pipeline every request runs through once it names something the app
+        serves: the middleware chain, then the handler and its response (``_endpoint``).
+
+        ``outcome`` is where a resource read, prompt or completion leaves its result
+        (``None`` for ``tools/call``, whose result is the response).
+        """
+        if self._catalog is None:
+            self._frozen()  # composes the chain: a resource may be read before any call
+        factory = factory or self._factory
         state = self._lifespan.state
         if self._chain is None:
             if rejection is not None:
                 return _given(rejection)
             request = None
             if _reads_request(action, factory):
-                request = Request(
-                    action.tool,
-                    action.name,
-                    meta,
-                    progress,
-                    identity,
-                    state,
-                    client=client,
-                )
-            return self._answer(action, kwargs, select, request, factory)
+                request = Request(name, step, meta, progress, identity, state, client=client)
+            return self._answer(action, kwargs, select, request, factory, None, outcome)
         call = Call(
-            action.tool,
-            action.name,
+            name,
+            step,
             kwargs,
             identity,
             meta,
@@ -473,7 +503,8 @@ class Fusion:
             progress,
             client,
             rejection,
-            (action, kwargs, select, factory),
+            (action, kwargs, select, factory, outcome),
+            kind,
         )
         return self._chain(call)
 
@@ -485,9 +516,9 @@ class Fusion:
         """
         if call._rejection is not None:
             return _given(call._rejection)
-        action, kwargs, select, factory = call._target
+        action, kwargs, select, factory, outcome = call._target
         request = call.request if _reads_request(action, factory) else None
-        return self._answer(action, kwargs, select, request, factory, call.around_render)
+        return self._answer(action, kwargs, select, request, factory, call.around_render, outcome)
 
     async def _answer(
         self,
@@ -497,8 +528,10 @@ class Fusion:
         request: Request | None,
         factory: ContextFactory,
         around_render: Callable[[], AbstractContextManager[Any]] | None = None,
+        outcome: Outcome[Any] | None = None,
     ) -> ToolResponse:
-        """Builds the context, runs the handler (within its timeout) and sends its value.
+        """Builds the context, runs the handler (within its timeout) and sends its value,
+        or, for a resource, prompt or completion, makes its result (``outcome``).
 
         Without a request (nothing reads it: ``call_tool``), there is no context either.
         """
@@ -518,7 +551,11 @@ class Fusion:
                     value = await action.invoke(kwargs, request, context)
                 if scope.cancelled_caught:
                     request.cancel()
+                    if outcome is not None:
+                        return outcome.timed_out(action.timeout)
                     return timed_out(request.tool, request.action, action.timeout)
+            if outcome is not None:
+                return await outcome.finished(value, context)
             if around_render is None:
                 response = await action.respond(value, context, select)
             else:
@@ -530,6 +567,8 @@ class Fusion:
         except (InputNeeded, ClientLacks):
             raise  # a question for a later round, or a protocol-level refusal (_client)
         except Exception as exc:
+            if outcome is not None:
+                return outcome.failed(exc)
             return action.failed(from_exception(exc, action.tool, action.name))
         except BaseException as exc:
             # Cancellation propagates; anything else a handler or a library in it raises
@@ -537,7 +576,14 @@ class Fusion:
             # call, not the server.
             if _is_cancellation(exc):
                 raise
+            if outcome is not None:
+                return outcome.failed(exc)
             return action.failed(from_exception(exc, action.tool, action.name))
+
+    def _checked(self, response: ToolResponse) -> ToolResponse:
+        """A resource's or prompt's response with its suggestion targets checked and
+        spelled as the catalog lists them, as a tool's are."""
+        return (self._catalog or self._frozen()).targets.checked(response, None)
 
     # -- resources and prompts (_surface) --------------------------------------------------
 
@@ -553,6 +599,7 @@ class Fusion:
         requires: Collection[str] = (),
         fresh_for: float = 0,
         cache_scope: CacheScope | None = None,
+        timeout: float | None = None,
     ) -> Callable[[Callable[..., Any]], Resource]:
         """Defines a resource read by its handler: ``@app.resource("billing://invoices/{id}")``.
 
@@ -572,6 +619,8 @@ class Fusion:
             fresh_for: how many seconds a read stays fresh (SEP-2549 ``ttlMs``).
             cache_scope: ``"public"`` or ``"private"``; private when the handler takes
                 the context or the resource requires scopes, unless told.
+            timeout: seconds a read (or a completion of its variables) may take before
+                it is stopped and the client told so, as an action's ``timeout=``.
 
         Raises:
             DefinitionError: on a bad URI, parameters that are not its variables, a
@@ -592,6 +641,7 @@ class Fusion:
                 requires=requires,
                 fresh_for=fresh_for,
                 cache_scope=cache_scope,
+                timeout=timeout,
             )
 
         return define
@@ -604,12 +654,14 @@ class Fusion:
         description: str = "",
         requires: Collection[str] = (),
         enabled: bool = True,
+        timeout: float | None = None,
     ) -> Callable[[Callable[..., Any]], Prompt]:
         """Defines a prompt: ``@app.prompt()`` names it after its handler.
 
         Its arguments are the handler's parameters, validated like an action's; it returns
         a str, messages (``user()``, ``assistant()``) or ``messages_from_view(...)``. With
-        ``enabled=False`` it is neither listed nor gettable until ``prompt.enable()``.
+        ``enabled=False`` it is neither listed nor gettable until ``prompt.enable()``;
+        ``timeout`` bounds its handler (and its completers) as an action's ``timeout=``.
 
         Raises:
             DefinitionError: on a duplicate, a signature that cannot be described, or a
@@ -627,6 +679,7 @@ class Fusion:
                 description=description,
                 requires=requires,
                 enabled=enabled,
+                timeout=timeout,
             )
 
         return define

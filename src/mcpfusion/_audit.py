@@ -33,7 +33,7 @@ def error_code(response: ToolResponse) -> str | None:
 
 
 def audit_log(logger: logging.Logger | str = AUDIT_LOGGER, level: int = logging.INFO) -> Middleware:
-    """A middleware writing one record per call: who, what, outcome, error code, duration.
+    """A middleware writing one record per request: who, what, outcome, error code, duration.
 
     The record is the log record's ``audit`` attribute (a dict, for a JSON formatter)
     and its message a one-line summary. Argument values are recorded only for the
@@ -43,7 +43,9 @@ def audit_log(logger: logging.Logger | str = AUDIT_LOGGER, level: int = logging.
     logger; the call's result still goes out.
 
     Record fields: ``subject``, ``client_id``, ``tenant`` (``None`` when anonymous),
-    ``tool``, ``action``, ``outcome`` (``ok``, ``error`` or ``refused`` for a call the
+    ``kind`` (``tools/call``, ``resources/read``, ``prompts/get`` or
+    ``completion/complete``), ``tool`` and ``action`` (a resource's or prompt's name and
+    ``read``, ``get`` or ``complete``), ``outcome`` (``ok``, ``error`` or ``refused`` for a call the
     framework refused before its handler), ``code`` (the error code or ``None``),
     ``duration_ms`` and ``arguments``.
     """
@@ -152,6 +154,7 @@ def audit_record(call: Call, response: ToolResponse, seconds: float) -> dict[str
         "subject": identity.subject if identity else None,
         "client_id": identity.client_id if identity else None,
         "tenant": identity.tenant if identity else None,
+        "kind": call.kind,
         "tool": call.tool,
         "action": call.action,
         "outcome": "refused" if call.rejected else "error" if failed else "ok",

@@ -40,15 +40,23 @@ def completer(
     fn: Callable[..., Any],
     context_type: type | None = None,
     state_type: type | None = None,
+    *,
+    timeout: float | None = None,
 ) -> Completer:
-    """Reads ``fn(value, [arguments], [ctx], [state])`` as a completer.
+    """Reads ``fn(value, [arguments], [ctx], [state])`` as a completer, stopped after
+    ``timeout`` seconds (its owner's) when given.
 
     Raises:
         DefinitionError: if it takes anything else, or no ``value``.
     """
     try:
         action = Action(
-            "completion", "complete", fn, context_type=context_type, state_type=state_type
+            "completion",
+            "complete",
+            fn,
+            context_type=context_type,
+            state_type=state_type,
+            timeout=timeout,
         )
     except DefinitionError as exc:
         raise DefinitionError(

@@ -1,4 +1,4 @@
-"""Middleware: functions ``(call, call_next)`` around every call, composed once into a chain."""
+"""Middleware: functions ``(call, call_next)`` around every request, composed once into a chain."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from mcpfusion._context import NO_META, Progress, Request
 from mcpfusion._errors import DefinitionError
@@ -19,16 +19,26 @@ if TYPE_CHECKING:
     from mcpfusion._client import ClientChannel
 
 
-class Call:
-    """One call as middleware sees it: who, what, with which arguments.
+RequestKind = Literal["tools/call", "resources/read", "prompts/get", "completion/complete"]
+"""The kinds of request whose handlers run through the middleware."""
 
-    Every call that names an existing action passes through the middleware, also one
-    the framework refuses before its handler runs (``rejected``: a missing scope, invalid
-    arguments), so an audit log or a rate limit sees it too.
+TOOL_CALL: Final = "tools/call"
+
+
+class Call:
+    """One request as middleware sees it: who, what, with which arguments.
+
+    Every request that names an existing action, resource, prompt or completion passes
+    through the middleware, also one the framework refuses before its handler runs
+    (``rejected``: a missing scope, invalid arguments), so an audit log or a rate limit
+    sees it too. ``kind`` tells which kind of request it is.
 
     Attributes:
-        tool: the tool's name.
-        action: the action's name.
+        kind: ``"tools/call"``, ``"resources/read"``, ``"prompts/get"`` or
+            ``"completion/complete"``.
+        tool: the tool's name; a resource's or prompt's name (a completion's is the
+            prompt's or the resource template's).
+        action: the action's name; ``"read"``, ``"get"`` or ``"complete"``.
         arguments: the validated arguments the handler receives, by parameter name
             (empty when ``rejected``); read them, do not change them.
         identity: the caller, or ``None`` when anonymous. A middleware may replace it,
@@ -54,6 +64,7 @@ class Call:
         "arguments",
         "around_render",
         "identity",
+        "kind",
         "meta",
         "state",
         "tool",
@@ -72,6 +83,7 @@ class Call:
         client: ClientChannel | None,
         rejection: ToolResponse | None,
         target: tuple[Any, ...],
+        kind: RequestKind = TOOL_CALL,
     ) -> None:
         # Positional, and the action's own options read from it when asked for: the
         # call path makes one per call (0.6 -> 0.3 µs).
@@ -80,6 +92,7 @@ class Call:
         self._client = client
         self._rejection = rejection
         self._target = target  # the action, then what the innermost step needs to run it
+        self.kind: RequestKind = kind
         self.tool = tool
         self.action = action
         self.arguments = arguments
@@ -137,14 +150,15 @@ class Call:
 
     def __repr__(self) -> str:
         who = self.identity.subject if self.identity else None
-        return f"Call({self.tool!r}, {self.action!r}, subject={who!r})"
+        kind = "" if self.kind == TOOL_CALL else f", kind={self.kind!r}"
+        return f"Call({self.tool!r}, {self.action!r}, subject={who!r}{kind})"
 
 
 Next = Callable[[Call], Awaitable[ToolResponse]]
 """What a middleware calls to run the rest of the chain: ``await call_next(call)``."""
 
 Middleware = Callable[[Call, Next], Awaitable[ToolResponse]]
-"""An async function ``(call, call_next) -> ToolResponse`` around every call."""
+"""An async function ``(call, call_next) -> ToolResponse`` around every request."""
 
 
 def check_middleware(middleware: Any) -> Middleware:

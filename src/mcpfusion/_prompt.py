@@ -74,6 +74,16 @@ def messages_from_response(response: ToolResponse, role: Role = "user") -> list[
     return found
 
 
+class ViewMessages(list[Message]):
+    """A Presenter's view as messages (``messages_from_view``), with the response they
+    were made of: the app checks its suggestion targets before the prompt is sent."""
+
+    def __init__(self, response: ToolResponse, role: Role) -> None:
+        super().__init__(messages_from_response(response, role))
+        self.response = response
+        self.role: Role = role
+
+
 def messages_from_view(
     presenter: Presenter,
     data: Any,
@@ -96,14 +106,20 @@ def messages_from_view(
     built = presenter.builder(data, ctx, style=style)
     if not with_ui:
         built.without_ui()
-    return messages_from_response(built.build(), role)
+    return ViewMessages(built.build(), role)
 
 
-def as_messages(value: Any, role: Role = "user") -> list[Message]:
+def as_messages(
+    value: Any,
+    role: Role = "user",
+    *,
+    checked: Callable[[ToolResponse], ToolResponse] | None = None,
+) -> list[Message]:
     """What a prompt handler returned, as messages.
 
     A str is one user message, a ``Message`` itself, an image or resource a user message
     holding it, a response its blocks; a list or tuple is each of its items in turn.
+    ``checked`` is applied to every response first (the app's suggestion targets).
 
     Raises:
         TypeError: on anything else.
@@ -113,14 +129,17 @@ def as_messages(value: Any, role: Role = "user") -> list[Message]:
             return [value]
         case str():
             return [Message(role, value)]
+        case ViewMessages() if checked is not None:
+            return messages_from_response(checked(value.response), value.role)
         case ToolResponse():
-            return messages_from_response(value, role)
+            return messages_from_response(checked(value) if checked else value, role)
         case ResponseBuilder():
-            return messages_from_response(value.build(), role)
+            built = value.build()
+            return messages_from_response(checked(built) if checked else built, role)
         case Image() | Audio() | EmbeddedResource() | ResourceLink():
             return [Message(role, value)]
         case list() | tuple():
-            return [message for item in value for message in as_messages(item, role)]
+            return [m for item in value for m in as_messages(item, role, checked=checked)]
     raise TypeError(
         "a prompt returns a str, a Message (user(), assistant()), a list of them, or "
         f"messages_from_view(...); got {type(value).__name__}"
@@ -159,6 +178,7 @@ class Prompt:
         title: str | None = None,
         description: str = "",
         requires: Collection[str] = (),
+        timeout: float | None = None,
         context_type: type | None = None,
         state_type: type | None = None,
         style: Style = APP_DEFAULT,
@@ -175,6 +195,7 @@ class Prompt:
                 context_type=context_type,
                 state_type=state_type,
                 requires=requires,
+                timeout=timeout,
                 style=style,
             )
         except DefinitionError as exc:
@@ -237,7 +258,9 @@ class Prompt:
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             owner = f"completion of {argument!r} in prompt '{self.name}'"
-            self.completers[argument] = completer(owner, fn, *self._types)
+            self.completers[argument] = completer(
+                owner, fn, *self._types, timeout=self.action.timeout
+            )
             return fn
 
         return register

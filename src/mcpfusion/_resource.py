@@ -66,6 +66,7 @@ class Resource:
         fresh_for: float = 0,
         cache_scope: CacheScope | None = None,
         meta: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
         context_type: type | None = None,
         state_type: type | None = None,
         style: Any = None,
@@ -103,6 +104,7 @@ class Resource:
                 context_type=context_type,
                 state_type=state_type,
                 requires=requires,
+                timeout=timeout,
                 **options,
             )
         except DefinitionError as exc:
@@ -165,7 +167,9 @@ class Resource:
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             owner = f"completion of {variable!r} in {self.uri!r}"
-            self.completers[variable] = completer(owner, fn, *self._types)
+            self.completers[variable] = completer(
+                owner, fn, *self._types, timeout=self.action.timeout
+            )
             return fn
 
         return register

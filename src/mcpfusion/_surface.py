@@ -1,34 +1,36 @@
 """An app's resources, prompts and completions: listing, reading, getting, completing.
 
-Every failure a client should read is a ``SurfaceError`` with a readable message; the
-adapter sends it as the protocol's JSON-RPC error. Tracebacks go to the log only.
+Their handlers run through the app's one request pipeline (identity, scopes, middleware,
+handler, Presenter, checked suggestion targets), as an action's do. Every failure a
+client should read is a ``SurfaceError`` with a readable message; the adapter sends it as
+the protocol's JSON-RPC error. Tracebacks go to the log only.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Generic, Literal, Protocol, TypeVar
 
 from pydantic import ValidationError
 
 from mcpfusion._action import Action
 from mcpfusion._client import ClientChannel
 from mcpfusion._completion import Completer, completion
-from mcpfusion._context import NO_META, ContextFactory, Request
-from mcpfusion._errors import DefinitionError, ToolError
+from mcpfusion._context import NO_META, ContextFactory
+from mcpfusion._errors import DefinitionError, ErrorEnvelope, ToolError
 from mcpfusion._failures import preview
 from mcpfusion._format import fold_lines, neutralize
 from mcpfusion._identity import Identity, scopes_of
+from mcpfusion._middleware import RequestKind
+from mcpfusion._parse import parse_error
 from mcpfusion._prompt import Message, Prompt, as_messages
 from mcpfusion._resource import CacheScope, Resource
-from mcpfusion._response import ToolResponse
+from mcpfusion._response import ToolResponse, envelope_of, error_response, success
+from mcpfusion._style import Style
 from mcpfusion._validation import field_problems
-
-if TYPE_CHECKING:
-    from mcpfusion._app import Fusion
 
 logger = logging.getLogger("mcpfusion")
 
@@ -89,10 +91,127 @@ class PromptResult:
         return found
 
 
+class Owner(Protocol):
+    """What a surface needs from the app that holds it."""
+
+    @property
+    def name(self) -> str:
+        """The app's name."""
+        ...
+
+    @property
+    def context_type(self) -> type | None:
+        """The class the app's context factory returns, for parameter injection."""
+        ...
+
+    @property
+    def state_type(self) -> type | None:
+        """The class of the app's state (its lifespan's yield), for parameter injection."""
+        ...
+
+    @property
+    def style(self) -> Style:
+        """The app's defaults for how responses are written."""
+        ...
+
+    async def _catalog_changed(self, tenant: str | None, listed: Literal["prompts"]) -> None:
+        """Tells whoever serves the app that the prompts ``tenant`` (or everyone) sees
+        changed."""
+        ...
+
+    def _dispatch(
+        self,
+        kind: RequestKind,
+        name: str,
+        step: str,
+        action: Action,
+        kwargs: dict[str, Any],
+        identity: Identity | None,
+        meta: Mapping[str, Any],
+        client: ClientChannel | None,
+        factory: ContextFactory | None,
+        rejection: ToolResponse | None,
+        outcome: Outcome[Any],
+    ) -> Awaitable[ToolResponse]:
+        """Runs a request through the app's pipeline (middleware, handler, ``outcome``)."""
+        ...
+
+    def _checked(self, response: ToolResponse) -> ToolResponse:
+        """``response`` with its suggestion targets checked and spelled as listed."""
+        ...
+
+
+_PENDING: Any = object()
+_DONE: Final = success("ok")  # what middleware sees of a request that was answered
+
+
+T = TypeVar("T")
+
+
+class Outcome(Generic[T]):
+    """What a resource read, prompt or completion leaves after the pipeline ran it.
+
+    Middleware see a ``ToolResponse`` (an error one when the request failed); the surface
+    reads the result, or the ``SurfaceError`` to send, from here.
+    """
+
+    __slots__ = ("_finish", "error", "uri", "value", "where")
+
+    def __init__(
+        self, finish: Callable[[Any, Any], Awaitable[T]], where: str, uri: str | None = None
+    ) -> None:
+        self._finish = finish
+        self.where = where
+        self.uri = uri
+        self.value: Any = _PENDING
+        self.error: SurfaceError | None = None
+
+    async def finished(self, value: Any, context: Any) -> ToolResponse:
+        """Makes the request's result of the handler's ``value`` (the pipeline's last step)."""
+        self.value = await self._finish(value, context)
+        return _DONE
+
+    def failed(self, exc: BaseException) -> ToolResponse:
+        """Records why the request failed; the error response middleware see (a handler's
+        ``ToolError`` keeps its own code there)."""
+        if isinstance(exc, SurfaceError):
+            return self.refused(exc)
+        self.error = _failed(exc, self.where, self.uri)
+        if isinstance(exc, ToolError):
+            return error_response(exc.envelope)
+        return self.refused(self.error)
+
+    def timed_out(self, seconds: float) -> ToolResponse:
+        """Records that the handler ran past its ``timeout=``; the ``TIMEOUT`` response
+        middleware see."""
+        message = f"The {self.where} did not finish within {seconds:g} seconds and was stopped."
+        self.error = SurfaceError("failed", message, uri=self.uri)
+        return error_response(ErrorEnvelope("TIMEOUT", self.error.message))
+
+    def refused(self, error: SurfaceError) -> ToolResponse:
+        """Records ``error`` as the request's answer; the error response middleware see."""
+        self.error = error
+        return error_response(ErrorEnvelope(_CODES[error.kind], error.message))
+
+    def result(self, response: ToolResponse) -> T:
+        """The request's result, once the pipeline answered ``response``.
+
+        Raises:
+            SurfaceError: the request failed, or a middleware answered it with a response
+                of its own (an error's message is what the client reads).
+        """
+        if self.error is not None:
+            raise self.error
+        if response.is_error or self.value is _PENDING:
+            raise _answered_by_middleware(response, self.where, self.uri)
+        value: T = self.value
+        return value
+
+
 class Surface:
     """The resources, prompts and completers of one app (``Fusion`` holds one)."""
 
-    def __init__(self, app: Fusion) -> None:
+    def __init__(self, app: Owner) -> None:
         self._app = app
         self.resources: dict[str, Resource] = {}
         self.prompts: dict[str, Prompt] = {}
@@ -199,22 +318,26 @@ class Surface:
 
         Raises:
             SurfaceError: unknown URI, a variable that fails validation, missing scopes,
-                or the handler failed.
+                the handler failed, or a middleware refused the read.
         """
         found = self.find_resource(uri) if isinstance(uri, str) else None
         if found is None or not _allowed(found[0].requires, scopes_of(identity)):
             raise SurfaceError("not_found", f"Resource not found: {preview(uri)}.", uri=uri)
         resource, variables = found
         action = resource.action
-        where = f"resource {preview(uri)}"
-        kwargs = _parsed(action, variables, where, uri)
-        request = self._request(resource.name, "read", identity, meta, client)
-        value, response = await self._run(action, kwargs, request, context, where, uri)
-        try:
-            contents = resource.contents(uri, value, response)
-        except Exception as exc:
-            raise _failed(exc, where, uri) from None
-        return ReadResult(tuple(contents), resource.ttl_ms, resource.cache_scope, response)
+
+        async def contents(value: Any, ctx: Any) -> ReadResult:
+            response = None
+            if not isinstance(value, bytes | bytearray | memoryview):
+                response = self._app._checked(await action.respond(value, ctx, None))
+            found = resource.contents(uri, value, response)
+            return ReadResult(tuple(found), resource.ttl_ms, resource.cache_scope, response)
+
+        outcome = Outcome(contents, f"resource {preview(uri)}", uri)
+        return await self._request(
+            "resources/read", resource.name, "read", action, variables, outcome,
+            identity, meta, context, client,
+        )  # fmt: skip
 
     async def get_prompt(
         self,
@@ -233,7 +356,7 @@ class Surface:
 
         Raises:
             SurfaceError: unknown prompt, arguments that fail validation, missing scopes,
-                or the handler failed.
+                the handler failed, or a middleware refused it.
         """
         gettable = self._gettable(scopes_of(identity), _tenant(identity))
         prompt = self.prompts.get(name) if isinstance(name, str) else None
@@ -242,17 +365,16 @@ class Surface:
             raise SurfaceError(
                 "not_found", f"Unknown prompt {preview(name)}. Prompts: {known or 'none'}."
             )
-        where = f"prompt '{name}'"
-        kwargs = _parsed(prompt.action, dict(arguments or {}), where)
-        request = self._request(name, "get", identity, meta, client)
-        value, _ = await self._run(
-            prompt.action, kwargs, request, context, where, None, present=False
-        )
-        try:
-            messages = as_messages(value)
-        except Exception as exc:
-            raise _failed(exc, where, None) from None
-        return PromptResult(prompt.description or None, tuple(messages))
+
+        async def messages(value: Any, _: Any) -> PromptResult:
+            found = as_messages(value, checked=self._app._checked)
+            return PromptResult(prompt.description or None, tuple(found))
+
+        outcome = Outcome(messages, f"prompt '{name}'")
+        return await self._request(
+            "prompts/get", name, "get", prompt.action, dict(arguments or {}), outcome,
+            identity, meta, context, client,
+        )  # fmt: skip
 
     async def complete(
         self,
@@ -270,7 +392,8 @@ class Surface:
         template (by its URI template); empty when nothing completes it.
 
         Raises:
-            SurfaceError: an unknown prompt or template, or the completer failed.
+            SurfaceError: an unknown prompt or template, the completer failed, or a
+                middleware refused it.
         """
         scopes = scopes_of(identity)
         owner: Prompt | Resource | None = (
@@ -283,57 +406,53 @@ class Surface:
         found: Completer | None = owner.completers.get(argument)
         if found is None:
             return {"values": []}
-        where = f"completion of '{preview(argument)}'"
-        kwargs = found.action.parse(found.arguments(value, dict(chosen or {})))
-        request = self._request(owner.name, "complete", identity, meta)
-        result, _ = await self._run(
-            found.action, kwargs, request, context, where, None, present=False
-        )
-        if inspect.isawaitable(result):
-            result = await result
-        try:
+
+        async def completed(result: Any, _: Any) -> dict[str, Any]:
+            if inspect.isawaitable(result):
+                result = await result
             return completion(result)
-        except TypeError as exc:
-            raise _failed(exc, where, None) from None
+
+        outcome = Outcome(completed, f"completion of {preview(argument)}")
+        arguments = found.arguments(value, dict(chosen or {}))
+        return await self._request(
+            "completion/complete", owner.name, "complete", found.action, arguments, outcome,
+            identity, meta, context, None,
+        )  # fmt: skip
 
     # -- helpers -------------------------------------------------------------------------
 
-    def _request(
+    async def _request(
         self,
+        kind: RequestKind,
         name: str,
         step: str,
+        action: Action,
+        arguments: dict[str, Any],
+        outcome: Outcome[T],
         identity: Identity | None,
         meta: Mapping[str, Any] | None,
-        client: ClientChannel | None = None,
-    ) -> Request:
-        state = self._app._lifespan.state
-        return Request(name, step, meta or NO_META, None, identity, state, client=client)
-
-    async def _run(
-        self,
-        action: Action,
-        kwargs: dict[str, Any],
-        request: Request,
         factory: ContextFactory | None,
-        where: str,
-        uri: str | None,
-        *,
-        present: bool = True,
-    ) -> tuple[Any, ToolResponse | None]:
-        """Runs a handler (and, for a resource, presents its value)."""
+        client: ClientChannel | None,
+    ) -> T:
+        """Validates the arguments and runs the request through the app's pipeline."""
+        rejection = None
+        kwargs: dict[str, Any] = {}
         try:
-            make = factory or self._app._factory
-            context = make(request)
-            if inspect.isawaitable(context):
-                context = await context
-            value = await action.invoke(kwargs, request, context)
-            if not present or isinstance(value, bytes | bytearray | memoryview):
-                return value, None
-            return value, await action.respond(value, context, None)
-        except SurfaceError:
-            raise
-        except Exception as exc:
-            raise _failed(exc, where, uri) from None
+            kwargs = action.parse(arguments)
+        except ValidationError as exc:
+            accepted = [p.wire for p in action.params]
+            problems = field_problems(exc, arguments, accepted)
+            text = " ".join(f"{path}: {problem}" for path, problem in problems)
+            where = outcome.where
+            error = SurfaceError(
+                "invalid", f"Invalid arguments for {where}: {text}", uri=outcome.uri
+            )
+            rejection = outcome.refused(error)
+        response = await self._app._dispatch(
+            kind, name, step, action, kwargs, identity, meta or NO_META, client, factory,
+            rejection, outcome,
+        )  # fmt: skip
+        return outcome.result(response)
 
 
 def _tenant(identity: Identity | None) -> str | None:
@@ -344,18 +463,6 @@ def _allowed(requires: frozenset[str], scopes: Collection[str] | None) -> bool:
     return scopes is None or not (requires - set(scopes))
 
 
-def _parsed(
-    action: Action, arguments: dict[str, Any], where: str, uri: str | None = None
-) -> dict[str, Any]:
-    try:
-        return action.parse(arguments)
-    except ValidationError as exc:
-        accepted = [p.wire for p in action.params]
-        problems = field_problems(exc, arguments, accepted)
-        text = " ".join(f"{path}: {problem}" for path, problem in problems)
-        raise SurfaceError("invalid", f"Invalid arguments for {where}: {text}", uri=uri) from None
-
-
 def _failed(exc: BaseException, where: str, uri: str | None) -> SurfaceError:
     """A handler's failure as the client reads it; the traceback goes to the log only."""
     if isinstance(exc, ToolError):
@@ -364,4 +471,29 @@ def _failed(exc: BaseException, where: str, uri: str | None) -> SurfaceError:
         kind: ErrorKind = "not_found" if envelope.code == "NOT_FOUND" else "failed"
         return SurfaceError(kind, text, uri=uri)
     logger.error("%s raised an exception", where, exc_info=exc)
+    return SurfaceError("failed", f"The {where} failed with an internal error.", uri=uri)
+
+
+_CODES: Final[dict[ErrorKind, str]] = {
+    "not_found": "NOT_FOUND",
+    "invalid": "VALIDATION_ERROR",
+    "forbidden": "FORBIDDEN",
+    "failed": "INTERNAL_ERROR",
+}
+"""The code middleware (an audit log) read of a request that failed, by its kind."""
+
+
+def _answered_by_middleware(response: ToolResponse, where: str, uri: str | None) -> SurfaceError:
+    """What the client reads when a middleware answered a request itself: its error's
+    message (a rate limit, a timeout), else that the request was not served."""
+    envelope = envelope_of(response)
+    if envelope is None and response.blocks:
+        envelope = parse_error(response.blocks[0])
+    if response.is_error and envelope is not None:
+        text = envelope.message + (f" {envelope.recovery}" if envelope.recovery else "")
+        if envelope.retry_after is not None:
+            text += f" Retry after {envelope.retry_after} s."
+        kind: ErrorKind = "not_found" if envelope.code == "NOT_FOUND" else "failed"
+        return SurfaceError(kind, text, uri=uri)
+    logger.error("a middleware answered the %s with a response of its own", where)
     return SurfaceError("failed", f"The {where} failed with an internal error.", uri=uri)

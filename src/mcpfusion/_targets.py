@@ -85,20 +85,23 @@ class Targets:
         as_sent = frozenset(k for k, v in spellings.items() if k == v)
         return cls(spellings, tuple(known), set(), as_sent)
 
-    def spell(self, target: str, route: Route) -> str | None:
-        """How ``target`` is sent in a response of ``route``, or ``None`` if it names nothing."""
-        if route.action is None and target in route.actions:
-            return target  # a bare action of the tool called: the 'action' value to send
-        if target in route.tool.actions:
-            return self.spellings.get(f"{route.tool.name}.{target}")
+    def spell(self, target: str, route: Route | None) -> str | None:
+        """How ``target`` is sent in a response of ``route`` (``None``: of no tool, a
+        resource's or a prompt's), or ``None`` if it names nothing."""
+        if route is not None:
+            if route.action is None and target in route.actions:
+                return target  # a bare action of the tool called: the 'action' value to send
+            if target in route.tool.actions:
+                return self.spellings.get(f"{route.tool.name}.{target}")
         return self.spellings.get(target)
 
-    def unknown(self, targets: Iterable[str], route: Route) -> list[str]:
+    def unknown(self, targets: Iterable[str], route: Route | None) -> list[str]:
         """The targets naming nothing the app serves."""
         return [target for target in targets if self.spell(target, route) is None]
 
-    def checked(self, response: ToolResponse, route: Route) -> ToolResponse:
-        """``response`` with its suggestions and available actions as listed, unknown dropped."""
+    def checked(self, response: ToolResponse, route: Route | None) -> ToolResponse:
+        """``response`` with its suggestions and available actions as listed, unknown
+        dropped; ``route`` is the tool called, ``None`` for a resource or a prompt."""
         view = view_of(response)
         if (
             view is not None
@@ -117,8 +120,10 @@ class Targets:
                 response = error_response(replace(envelope, available_actions=actions))
         return response
 
-    def _as_written(self, targets: Iterable[str], route: Route) -> bool:
+    def _as_written(self, targets: Iterable[str], route: Route | None) -> bool:
         """Whether every target is sent as it is written (the common case, checked fast)."""
+        if route is None:
+            return all(target in self._as_sent for target in targets)
         grouped = route.action is None
         for target in targets:
             if grouped and target in route.actions:
@@ -127,7 +132,7 @@ class Targets:
                 return False
         return True
 
-    def _target(self, route: Route) -> Callable[[str], str | None]:
+    def _target(self, route: Route | None) -> Callable[[str], str | None]:
         def spell(target: str) -> str | None:
             spelled = self.spell(target, route)
             if spelled is None:
@@ -136,7 +141,7 @@ class Targets:
 
         return spell
 
-    def _suggestion(self, route: Route) -> Callable[[Suggestion], Suggestion | None]:
+    def _suggestion(self, route: Route | None) -> Callable[[Suggestion], Suggestion | None]:
         spell = self._target(route)
 
         def respelled(suggestion: Suggestion) -> Suggestion | None:
