@@ -244,14 +244,16 @@ class RequestGuard:
             if not self.stateless:
                 await self.app(scope, _replay(body, receive), send)
                 return
-            key = (*_caller(scope), repr(parsed["id"]))
+            caller = _caller(scope)
+            key = None if caller is None else (*caller, repr(parsed["id"]))
             response = _Progress(send)
             with anyio.CancelScope() as cancel:
-                self._in_flight[key] = cancel
+                if key is not None:
+                    self._in_flight[key] = cancel
                 try:
                     await self.app(scope, _replay(body, receive), response.send)
                 finally:
-                    if self._in_flight.get(key) is cancel:
+                    if key is not None and self._in_flight.get(key) is cancel:
                         del self._in_flight[key]
             if cancel.cancelled_caught:
                 await response.end_unanswered()
@@ -285,16 +287,23 @@ class RequestGuard:
     def _cancel(self, scope: Scope, message: dict[str, Any]) -> None:
         """Applies a stateless ``notifications/cancelled`` to the caller's request in flight.
 
-        Without a session, the request is found by the caller (its ``Authorization``
-        header and address) and its id, in this process only: behind a load balancer a
-        cancellation that reaches another replica does nothing (closing the connection
-        always cancels). The request then ends without an answer.
+        Without a session, the request is found by the caller (its verified
+        ``Authorization`` header and address) and its id, in this process only: behind a
+        load balancer a cancellation that reaches another replica does nothing (closing
+        the connection always cancels). The request then ends without an answer. An
+        anonymous caller cannot be told from another (behind a proxy they share an
+        address, and request ids repeat), so its cancellations stop nothing.
         """
         params = message.get("params")
-        if message.get("method") != "notifications/cancelled" or not isinstance(params, dict):
+        caller = _caller(scope)
+        if (
+            caller is None
+            or message.get("method") != "notifications/cancelled"
+            or not isinstance(params, dict)
+        ):
             return
         request_id = usable_id(params.get("requestId"))
-        found = self._in_flight.get((*_caller(scope), repr(request_id)))
+        found = self._in_flight.get((*caller, repr(request_id)))
         if request_id is not None and found is not None:
             found.cancel()
 
@@ -404,8 +413,14 @@ class _Progress:
             await self._send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-def _caller(scope: Scope) -> tuple[Any, ...]:
-    """Who sent a request, as far as a stateless server can tell."""
+def _caller(scope: Scope) -> tuple[Any, ...] | None:
+    """Who sent a request, as far as a stateless server can tell; ``None`` if anonymous.
+
+    Only a credential the server verified (``Auth``) tells callers apart: an address is
+    shared by every client behind one proxy, and an unverified header is anyone's.
+    """
+    if not getattr(scope.get("user"), "is_authenticated", False):
+        return None
     client = scope.get("client") or ("", 0)
     return (client[0], *_headers(scope, b"authorization"))
 
