@@ -139,6 +139,8 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         stateless=options.stateless,
         max_body_bytes=options.max_body_bytes,
         body_timeout=options.body_timeout,
+        max_batch_size=options.max_batch_size,
+        sessions=manager._server_instances,
     )
     if options.rate_limit_store is not None:
         endpoint = _WithRateLimitStore(endpoint, options.rate_limit_store)

@@ -10,7 +10,7 @@ import pytest
 
 from mcpfusion import Identity
 from mcpfusion.auth import APIKeyVerifier, Auth, hash_api_key
-from tests.attack.test_http import HEADERS, served
+from tests.attack.test_http import HEADERS, PING, _session, served
 from tests.e2e.sample_app import STATE
 from tests.e2e.servers import uvicorn_in_process
 
@@ -107,3 +107,79 @@ async def test_an_authenticated_stateless_cancellation_skips_other_credentials()
     assert other.status_code == 202
     assert len(events) == 1 and "waited 3" in events[0]
     assert STATE["cancelled"] == before["cancelled"]
+
+
+# -- batches: bounded, stopped with their client, only where the version has them ---------
+
+
+async def test_a_batch_past_the_bound_is_refused_whole() -> None:
+    """A batch of more than max_batch_size messages is refused with one -32600, before any
+    member runs; a batch within the bound is served."""
+    pings = [{**PING, "id": n} for n in range(4)]
+    with anyio.fail_after(30):
+        async with (
+            uvicorn_in_process(served(stateless=True, max_batch_size=3)) as port,
+            httpx2.AsyncClient(timeout=20) as http,
+        ):
+            url = f"http://127.0.0.1:{port}/mcp"
+            refused = await http.post(url, json=pings, headers=HEADERS)
+            served_ = await http.post(url, json=pings[:3], headers=HEADERS)
+    assert refused.status_code == 400
+    assert refused.json()["id"] is None
+    assert refused.json()["error"] == {
+        "code": -32600,
+        "message": "Invalid Request: a batch of 4 messages; at most 3 are served",
+    }
+    assert served_.status_code == 200
+    assert sorted(a["id"] for a in served_.json()) == [0, 1, 2]
+
+
+async def test_a_batch_stops_when_its_client_goes_away() -> None:
+    """A client that hangs up mid-batch gets its running member cancelled and the rest
+    never started."""
+    batch = [_wait_call(n, 60) for n in (1, 2, 3)]
+    before = dict(STATE)
+    with anyio.fail_after(30):
+        async with uvicorn_in_process(served(stateless=True)) as port:
+            url = f"http://127.0.0.1:{port}/mcp"
+            async with anyio.create_task_group() as group:
+
+                async def send_the_batch() -> None:
+                    async with httpx2.AsyncClient(timeout=60) as http:
+                        await http.post(url, json=batch, headers=HEADERS)
+
+                group.start_soon(send_the_batch)
+                await _until("started", before["started"] + 1)
+                group.cancel_scope.cancel()  # the connection closes unanswered
+            await _until("cancelled", before["cancelled"] + 1)
+            async with httpx2.AsyncClient(timeout=20) as http:
+                pong = await http.post(url, json=PING, headers=HEADERS)
+    assert pong.status_code == 200
+    assert STATE["started"] == before["started"] + 1
+    assert STATE["finished"] == before["finished"]
+
+
+async def test_a_sessions_batch_follows_its_negotiated_version() -> None:
+    """In a session, the version negotiated at initialize decides whether a batch is
+    served: a 2025-11-25 session's batch is refused with or without a header claiming
+    2025-03-26; a 2025-03-26 session's is served."""
+    batch = [PING, {**PING, "id": 2}]
+    with anyio.fail_after(30):
+        async with (
+            uvicorn_in_process(served()) as port,
+            httpx2.AsyncClient(timeout=20) as http,
+        ):
+            url = f"http://127.0.0.1:{port}/mcp"
+            modern = await _session(http, port, "2025-11-25")
+            bare = {k: v for k, v in modern.items() if k != "mcp-protocol-version"}
+            claimed = {**bare, "mcp-protocol-version": "2025-03-26"}
+            without_header = await http.post(url, json=batch, headers=bare)
+            with_old_header = await http.post(url, json=batch, headers=claimed)
+            old = await http.post(url, json=batch, headers=await _session(http, port, "2025-03-26"))
+    for refused in (without_header, with_old_header):
+        assert refused.status_code == 400
+        assert [a["error"]["message"] for a in refused.json()] == [
+            'Invalid Request: no batches at protocol version "2025-11-25"'
+        ] * 2
+    assert old.status_code == 200
+    assert sorted(str(a["id"]) for a in old.json()) == ["2", "p"]
