@@ -111,6 +111,7 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=options.max_body_bytes,
         max_sessions=options.max_sessions,
+        max_sessions_per_credential=options.max_sessions_per_credential,
         session_idle_timeout=options.session_idle_timeout,
     )
 

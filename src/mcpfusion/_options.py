@@ -47,6 +47,9 @@ class HttpOptions:
             is closed (slowloris).
         keep_alive_timeout: seconds an idle keep-alive connection is kept open.
         max_sessions: open stateful sessions at most; the next one gets 503.
+        max_sessions_per_credential: open stateful sessions one verified credential may
+            hold (default 100), so one tenant cannot lock the others out; the next one gets
+            503. Anonymous sessions are bounded by ``max_sessions`` only.
         session_idle_timeout: seconds after which an idle stateful session is closed.
         log_level: uvicorn's log level when ``Fusion.run`` serves.
         auth: HTTP authorization (``mcpfusion.auth.Auth``): every request needs a valid
@@ -94,6 +97,7 @@ class HttpOptions:
     header_timeout: float = 10.0
     keep_alive_timeout: int = 5
     max_sessions: int = 1_000
+    max_sessions_per_credential: int = 100
     session_idle_timeout: float = 600.0
     log_level: str = "info"
     auth: Auth | None = None
@@ -162,6 +166,7 @@ class HttpOptions:
         if self.rate_limit_store is not None:
             _require(self.rate_limit_store, RateLimitStore, "rate_limit_store")
         _positive_int(self, "max_batch_size")
+        _positive_int(self, "max_sessions_per_credential")
 
 
 def _positive_int(options: HttpOptions, name: str) -> None:

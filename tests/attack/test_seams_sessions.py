@@ -10,7 +10,7 @@ import pytest
 
 from mcpfusion import Identity
 from mcpfusion.auth import APIKeyVerifier, Auth, hash_api_key
-from tests.attack.test_http import HEADERS, PING, _session, served
+from tests.attack.test_http import HEADERS, INITIALIZE, PING, _session, served
 from tests.e2e.sample_app import STATE
 from tests.e2e.servers import uvicorn_in_process
 
@@ -40,6 +40,33 @@ async def _until(key: str, value: int) -> None:
     """Waits until the sample app's ``STATE[key]`` reaches ``value`` (callers bound it)."""
     while STATE[key] < value:
         await anyio.sleep(0.01)
+
+
+# -- one credential cannot take every session ------------------------------------------
+
+
+async def test_one_credential_cannot_take_every_session() -> None:
+    """A credential that opens sessions up to its cap gets 503 for the next one, while
+    another credential still opens sessions under the server's max_sessions."""
+    options = {"auth": _keys("a", "b"), "max_sessions": 4, "max_sessions_per_credential": 2}
+    with anyio.fail_after(30):
+        async with (
+            uvicorn_in_process(served(**options)) as port,
+            httpx2.AsyncClient(timeout=20) as http,
+        ):
+            url = f"http://127.0.0.1:{port}/mcp"
+
+            async def open_as(name: str) -> httpx2.Response:
+                headers = {**HEADERS, "authorization": f"Bearer key-{name}"}
+                return await http.post(url, json=INITIALIZE, headers=headers)
+
+            hoarded = [(await open_as("a")).status_code for _ in range(4)]
+            others = [(await open_as("b")).status_code for _ in range(2)]
+            past_the_server_cap = await open_as("b")
+    assert hoarded == [200, 200, 503, 503]
+    assert others == [200, 200]
+    assert past_the_server_cap.status_code == 503
+    assert past_the_server_cap.json()["error"]["message"] == "Too many open sessions"
 
 
 # -- cancellations reach the canceller's own call only -----------------------------------
