@@ -5,7 +5,8 @@ be JSON (415 otherwise); a stateless server has no stream to GET (405); a body t
 too large (413) or too slow (408) is refused before it is parsed. A body that is not JSON
 (-32700), not JSON-RPC or with a repeated key (-32600) is answered here, with the id it
 carries and without quoting it; a batch is served member by member where the protocol
-version allows one (2025-03-26) and refused where it does not.
+version allows one (2025-03-26), up to a bound, until its client goes away, and refused
+where it does not.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 import ipaddress
 import logging
 import re
-from collections.abc import Sequence
+import weakref
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -179,6 +181,9 @@ class RequestGuard:
         stateless: whether the server keeps no sessions (then a GET is 405).
         max_body_bytes: a larger body is 413.
         body_timeout: seconds a body may take to arrive between two chunks (then 408).
+        max_batch_size: a batch of more messages is refused whole.
+        sessions: the open stateful sessions' transports, by session id (the SDK's), whose
+            negotiated protocol version decides whether a batch is allowed.
     """
 
     def __init__(
@@ -189,12 +194,18 @@ class RequestGuard:
         stateless: bool,
         max_body_bytes: int,
         body_timeout: float,
+        max_batch_size: int = 100,
+        sessions: Mapping[str, object] | None = None,
     ) -> None:
         self.app = app
         self.policy = policy
         self.stateless = stateless
         self.max_body_bytes = max_body_bytes
         self.body_timeout = body_timeout
+        self.max_batch_size = max_batch_size
+        self.sessions: Mapping[str, object] = {} if sessions is None else sessions
+        # Each session's negotiated protocol version, by its transport: forgotten with it.
+        self._negotiated: weakref.WeakKeyDictionary[object, str] = weakref.WeakKeyDictionary()
         # A stateless request has no session a cancellation could name: requests in flight
         # are found by caller and id instead (see _in_flight).
         self._in_flight: dict[tuple[Any, ...], anyio.CancelScope] = {}
@@ -232,7 +243,7 @@ class RequestGuard:
         if answer is not None:
             await _json(send, 400, answer)
         elif isinstance(parsed, list):
-            await self._batch(scope, parsed, send)
+            await self._batch(scope, parsed, receive, send)
         elif (
             parsed.get("method") == "initialize"
             and not self.stateless
@@ -244,14 +255,16 @@ class RequestGuard:
             if not self.stateless:
                 await self.app(scope, _replay(body, receive), send)
                 return
-            key = (*_caller(scope), repr(parsed["id"]))
+            caller = _caller(scope)
+            key = None if caller is None else (*caller, repr(parsed["id"]))
             response = _Progress(send)
             with anyio.CancelScope() as cancel:
-                self._in_flight[key] = cancel
+                if key is not None:
+                    self._in_flight[key] = cancel
                 try:
                     await self.app(scope, _replay(body, receive), response.send)
                 finally:
-                    if self._in_flight.get(key) is cancel:
+                    if key is not None and self._in_flight.get(key) is cancel:
                         del self._in_flight[key]
             if cancel.cancelled_caught:
                 await response.end_unanswered()
@@ -269,7 +282,10 @@ class RequestGuard:
         """
         captured = await _captured(self.app, scope, body)
         session = next((v for k, v in captured.headers if k.lower() == b"mcp-session-id"), None)
-        failed = any(isinstance(m, dict) and "error" in m for m in captured.messages())
+        messages = captured.messages()
+        failed = any(isinstance(m, dict) and "error" in m for m in messages)
+        if session is not None and not failed:
+            self._note_version(session.decode("latin-1"), messages)
         if session is not None and failed:
             ending = {
                 **scope,
@@ -285,27 +301,91 @@ class RequestGuard:
     def _cancel(self, scope: Scope, message: dict[str, Any]) -> None:
         """Applies a stateless ``notifications/cancelled`` to the caller's request in flight.
 
-        Without a session, the request is found by the caller (its ``Authorization``
-        header and address) and its id, in this process only: behind a load balancer a
-        cancellation that reaches another replica does nothing (closing the connection
-        always cancels). The request then ends without an answer.
+        Without a session, the request is found by the caller (its verified
+        ``Authorization`` header and address) and its id, in this process only: behind a
+        load balancer a cancellation that reaches another replica does nothing (closing
+        the connection always cancels). The request then ends without an answer. An
+        anonymous caller cannot be told from another (behind a proxy they share an
+        address, and request ids repeat), so its cancellations stop nothing.
         """
         params = message.get("params")
-        if message.get("method") != "notifications/cancelled" or not isinstance(params, dict):
+        caller = _caller(scope)
+        if (
+            caller is None
+            or message.get("method") != "notifications/cancelled"
+            or not isinstance(params, dict)
+        ):
             return
         request_id = usable_id(params.get("requestId"))
-        found = self._in_flight.get((*_caller(scope), repr(request_id)))
+        found = self._in_flight.get((*caller, repr(request_id)))
         if request_id is not None and found is not None:
             found.cancel()
 
-    async def _batch(self, scope: Scope, members: list[Any], send: Send) -> None:
-        """Answers a batch: each member served alone, the answers sent as one array."""
-        version = next(iter(_headers(scope, b"mcp-protocol-version")), "2025-03-26")
+    def _note_version(self, session: str, messages: list[Any]) -> None:
+        """Keeps the protocol version the SDK answered a session's ``initialize`` with."""
+        transport = self.sessions.get(session)
+        for message in messages:
+            result = message.get("result") if isinstance(message, dict) else None
+            version = result.get("protocolVersion") if isinstance(result, dict) else None
+            if transport is not None and isinstance(version, str):
+                self._negotiated[transport] = version
+
+    def _version(self, scope: Scope) -> str:
+        """The protocol version a request is served at.
+
+        A session's is the one negotiated at ``initialize`` (the header cannot change it);
+        without one, the ``MCP-Protocol-Version`` header's, or 2025-03-26 when it is absent
+        (what MCP and the SDK assume).
+        """
+        session = next(iter(_headers(scope, b"mcp-session-id")), None)
+        transport = None if session is None else self.sessions.get(session)
+        negotiated = None if transport is None else self._negotiated.get(transport)
+        if negotiated is not None:
+            return negotiated
+        return next(iter(_headers(scope, b"mcp-protocol-version")), DEFAULT_VERSION)
+
+    async def _batch(self, scope: Scope, members: list[Any], receive: Receive, send: Send) -> None:
+        """Answers a batch: each member served alone, the answers sent as one array.
+
+        Members are served one after the other until the client goes away; then the one
+        running is cancelled and the rest are not served.
+        """
+        version = self._version(scope)
         if version not in BATCH_VERSIONS:
             reason = f"Invalid Request: no batches at protocol version {preview(version)}"
             answers = [error(i, INVALID_REQUEST, reason) for i in _request_ids(members)]
             await _json(send, 400, answers or error(None, INVALID_REQUEST, reason))
             return
+        if len(members) > self.max_batch_size:
+            reason = (
+                f"Invalid Request: a batch of {len(members)} messages; "
+                f"at most {self.max_batch_size} are served"
+            )
+            await _json(send, 400, error(None, INVALID_REQUEST, reason))
+            return
+        gone = False
+        async with anyio.create_task_group() as group:
+
+            async def watch() -> None:
+                nonlocal gone
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                gone = True
+                group.cancel_scope.cancel()
+
+            group.start_soon(watch)
+            served = await self._members(scope, members)
+            group.cancel_scope.cancel()
+        if gone:
+            logger.info("a batch's client went away: its members were stopped")
+            return
+        if served:
+            await _json(send, 200, served)
+        else:
+            await _plain(send, 202, "")
+
+    async def _members(self, scope: Scope, members: list[Any]) -> list[Any]:
+        """Serves a batch's members one by one; their answers."""
         answers = []
         for member in members:
             message = validated(member)
@@ -317,10 +397,7 @@ class RequestGuard:
                 answers.append(error(usable_id(member.get("id")), INVALID_REQUEST, reason))
             else:
                 answers += await self._alone(scope, member)
-        if answers:
-            await _json(send, 200, answers)
-        else:
-            await _plain(send, 202, "")
+        return answers
 
     async def _alone(self, scope: Scope, member: dict[str, Any]) -> list[Any]:
         """Serves one batch member as its own request; its answer, if it has one."""
@@ -404,13 +481,22 @@ class _Progress:
             await self._send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-def _caller(scope: Scope) -> tuple[Any, ...]:
-    """Who sent a request, as far as a stateless server can tell."""
+def _caller(scope: Scope) -> tuple[Any, ...] | None:
+    """Who sent a request, as far as a stateless server can tell; ``None`` if anonymous.
+
+    Only a credential the server verified (``Auth``) tells callers apart: an address is
+    shared by every client behind one proxy, and an unverified header is anyone's.
+    """
+    if not getattr(scope.get("user"), "is_authenticated", False):
+        return None
     client = scope.get("client") or ("", 0)
     return (client[0], *_headers(scope, b"authorization"))
 
 
 REQUEST_CANCELLED: Final = -32800
+
+DEFAULT_VERSION: Final = "2025-03-26"
+"""The protocol version of a request without ``MCP-Protocol-Version`` (MCP, the SDK)."""
 
 
 def _unanswered_when_cancelled(send: Send, request_id: Any) -> Send:

@@ -111,6 +111,7 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=options.max_body_bytes,
         max_sessions=options.max_sessions,
+        max_sessions_per_credential=options.max_sessions_per_credential,
         session_idle_timeout=options.session_idle_timeout,
     )
 
@@ -139,6 +140,8 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         stateless=options.stateless,
         max_body_bytes=options.max_body_bytes,
         body_timeout=options.body_timeout,
+        max_batch_size=options.max_batch_size,
+        sessions=manager._server_instances,
     )
     if options.rate_limit_store is not None:
         endpoint = _WithRateLimitStore(endpoint, options.rate_limit_store)

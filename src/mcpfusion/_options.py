@@ -41,10 +41,15 @@ class HttpOptions:
             requests are answered and the MCP headers exposed; they are allowed origins too.
         max_body_bytes: larger requests get HTTP 413 before they are parsed.
         body_timeout: seconds a request body may pause between two chunks (then 408).
+        max_batch_size: messages one JSON-RPC batch may hold (default 100); a larger batch
+            is refused whole (-32600). Batches exist on protocol 2025-03-26 only.
         header_timeout: seconds a request head may take once started; a slower connection
             is closed (slowloris).
         keep_alive_timeout: seconds an idle keep-alive connection is kept open.
         max_sessions: open stateful sessions at most; the next one gets 503.
+        max_sessions_per_credential: open stateful sessions one verified credential may
+            hold (default 100), so one tenant cannot lock the others out; the next one gets
+            503. Anonymous sessions are bounded by ``max_sessions`` only.
         session_idle_timeout: seconds after which an idle stateful session is closed.
         log_level: uvicorn's log level when ``Fusion.run`` serves.
         auth: HTTP authorization (``mcpfusion.auth.Auth``): every request needs a valid
@@ -88,9 +93,11 @@ class HttpOptions:
     cors_origins: Sequence[str] = ()
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     body_timeout: float = 30.0
+    max_batch_size: int = 100
     header_timeout: float = 10.0
     keep_alive_timeout: int = 5
     max_sessions: int = 1_000
+    max_sessions_per_credential: int = 100
     session_idle_timeout: float = 600.0
     log_level: str = "info"
     auth: Auth | None = None
@@ -158,6 +165,15 @@ class HttpOptions:
             raise ValueError(f"sse_retry must be in (0, 3600] seconds; got {self.sse_retry}")
         if self.rate_limit_store is not None:
             _require(self.rate_limit_store, RateLimitStore, "rate_limit_store")
+        _positive_int(self, "max_batch_size")
+        _positive_int(self, "max_sessions_per_credential")
+
+
+def _positive_int(options: HttpOptions, name: str) -> None:
+    value = getattr(options, name)
+    _require(value, int, name)
+    if value < 1:
+        raise ValueError(f"{name} must be positive; got {value}")
 
 
 def _require(value: Any, kind: Any, name: str) -> None:

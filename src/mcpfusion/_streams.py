@@ -13,6 +13,7 @@ finds them, so a check after the replay would come too late.
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict, deque
 from typing import Any, Protocol, runtime_checkable
 
@@ -25,6 +26,8 @@ from mcp.server.streamable_http import (
 )
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import JSONRPCMessage
+
+logger = logging.getLogger("mcpfusion")
 
 
 @runtime_checkable
@@ -154,11 +157,37 @@ class SessionScoped(EventStore):
 
 
 class SessionManager(StreamableHTTPSessionManager):
-    """The SDK's session manager giving each session its own view of the event store."""
+    """The SDK's session manager giving each session its own view of the event store.
+
+    Args:
+        *args: the SDK manager's.
+        max_sessions_per_credential: sessions one verified credential (the SDK's
+            principal: client id, issuer, subject) may hold open at once; the next one is
+            refused as the SDK refuses one past ``max_sessions`` (503), so one tenant
+            cannot take every session. Anonymous sessions count against ``max_sessions``
+            only. ``None``: no such cap.
+        **kwargs: the SDK manager's.
+    """
+
+    def __init__(
+        self, *args: Any, max_sessions_per_credential: int | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.max_sessions_per_credential = max_sessions_per_credential
 
     def _admit_session(
         self, requestor: AuthorizationContext | None
     ) -> StreamableHTTPServerTransport | None:
+        # Called under the SDK's session-creation lock: the count cannot go stale.
+        cap = self.max_sessions_per_credential
+        if requestor is not None and cap is not None:
+            held = sum(1 for owner in self._session_owners.values() if owner == requestor)
+            if held >= cap:
+                logger.warning(
+                    "refused a session: its credential already holds %d (the cap per credential)",
+                    held,
+                )
+                return None
         transport = super()._admit_session(requestor)
         if transport is not None and self.event_store is not None:
             session_id = transport.mcp_session_id

@@ -239,6 +239,8 @@ def http_options(args: argparse.Namespace) -> HttpOptions:
         allowed_origins=args.allowed_origins,
         cors_origins=args.cors_origins,
         max_sessions=args.max_sessions,
+        max_sessions_per_credential=args.max_sessions_per_credential,
+        max_batch_size=args.max_batch_size,
         auth=_auth(args),
         workers=args.workers,
         shutdown_timeout=args.shutdown_timeout,
@@ -376,6 +378,22 @@ def build_parser() -> argparse.ArgumentParser:
         default=HttpOptions().max_sessions,
         metavar="N",
         help=f"open stateful sessions at most (default {HttpOptions().max_sessions})",
+    )
+    run.add_argument(
+        "--max-sessions-per-credential",
+        type=int,
+        default=HttpOptions().max_sessions_per_credential,
+        metavar="N",
+        help="open stateful sessions one verified credential may hold (default "
+        f"{HttpOptions().max_sessions_per_credential})",
+    )
+    run.add_argument(
+        "--max-batch-size",
+        type=int,
+        default=HttpOptions().max_batch_size,
+        metavar="N",
+        help="messages one JSON-RPC batch may hold (protocol 2025-03-26; default "
+        f"{HttpOptions().max_batch_size})",
     )
     run.add_argument(
         "--workers",

@@ -344,11 +344,18 @@ async def test_a_cancelled_request_is_not_answered() -> None:
 
 
 async def test_a_stateless_cancellation_stops_the_call_without_an_answer() -> None:
-    """Stateless, notifications/cancelled from the same caller cancels the request in flight;
-    its stream ends with no answer and the handler is cancelled."""
+    """Stateless, notifications/cancelled from the same verified caller cancels the request
+    in flight; its stream ends with no answer and the handler is cancelled."""
+    from mcpfusion import Identity
+    from mcpfusion.auth import APIKeyVerifier, Auth, hash_api_key
     from tests.e2e.sample_app import STATE
 
-    headers = {**HEADERS, "mcp-protocol-version": "2025-11-25"}
+    auth = Auth(
+        verifier=APIKeyVerifier({hash_api_key("key-a"): Identity("a", scopes={"mcp"})}),
+        resource="http://127.0.0.1/mcp",
+        authorization_servers=["https://id.example.com"],
+    )
+    headers = {**HEADERS, "mcp-protocol-version": "2025-11-25", "authorization": "Bearer key-a"}
     call = {
         "jsonrpc": "2.0",
         "id": 8,
@@ -360,7 +367,7 @@ async def test_a_stateless_cancellation_stops_the_call_without_an_answer() -> No
     before = dict(STATE)
     with anyio.fail_after(30):
         async with (
-            uvicorn_in_process(served(stateless=True)) as port,
+            uvicorn_in_process(served(stateless=True, auth=auth)) as port,
             httpx2.AsyncClient(timeout=20) as http,
         ):
             url = f"http://127.0.0.1:{port}/mcp"
