@@ -24,6 +24,7 @@ OnListen = Callable[
     [ServerRequestContext[Any], types.SubscriptionsListenRequestParams],
     Awaitable[types.SubscriptionsListenResult],
 ]
+"""A ``subscriptions/listen`` request handler, as the SDK's ``Server`` takes it."""
 
 _CONTENT: dict[type, type[Any]] = {
     Image: types.ImageContent,
