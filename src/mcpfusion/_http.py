@@ -96,7 +96,11 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
             options.host,
             ignored,
         )
-    server = build_server(app, subscription_bus=options.subscription_bus)
+    server = build_server(
+        app,
+        subscription_bus=options.subscription_bus,
+        request_state_keys=options.request_state_keys,
+    )
     event_store = options.event_store
     if event_store is None and options.resumable:
         event_store = InMemoryEventStore()

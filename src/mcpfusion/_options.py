@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from mcpfusion._auth import Auth
@@ -12,6 +12,9 @@ from mcpfusion._ratelimit import RateLimitStore
 
 DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 """The MCP SDK's own default request body limit (4 MiB)."""
+
+MIN_STATE_KEY_BYTES: Final = 32
+"""The shortest request-state key the MCP SDK's sealing accepts (32 bytes of randomness)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,6 +77,11 @@ class HttpOptions:
         rate_limit_store: where ``rate_limit`` middleware created without ``store=`` keeps
             its buckets while this server runs (``mcpfusion.redis.RedisRateLimitStore`` to
             share limits between replicas). ``None``: each process counts on its own.
+        request_state_keys: secrets (at least 32 bytes each, e.g. ``secrets.token_hex(32)``)
+            sealing the ``requestState`` of 2026-07-28 ``input_required`` rounds, so that
+            any replica holding them accepts the next round: the first seals, every one
+            unseals (rotation). Empty: a key made by the process (``run_workers`` makes one
+            and hands it to its workers). Never shown in the options' ``repr``.
 
     Stores and buses that are async context managers are entered around serving, once
     per worker.
@@ -109,6 +117,7 @@ class HttpOptions:
     rate_limit_store: RateLimitStore | None = None
     resumable: bool = False
     sse_retry: float = 1.0
+    request_state_keys: Sequence[str] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         _require(self.host, str, "host")
@@ -167,6 +176,22 @@ class HttpOptions:
             _require(self.rate_limit_store, RateLimitStore, "rate_limit_store")
         _positive_int(self, "max_batch_size")
         _positive_int(self, "max_sessions_per_credential")
+        keys = self.request_state_keys
+        if isinstance(keys, str) or not all(isinstance(k, str) for k in keys):
+            raise TypeError("request_state_keys is a list of str")
+        for index, key in enumerate(keys):
+            # Only the length is named: the message may reach a log, the key must not.
+            if not key.isprintable():  # no control character, no lone surrogate
+                raise ValueError(f"request_state_keys[{index}] has a character not printable")
+            size = len(key.encode())
+            if size < MIN_STATE_KEY_BYTES:
+                raise ValueError(
+                    f"request_state_keys[{index}] is {size} bytes; a key is at least "
+                    f"{MIN_STATE_KEY_BYTES} (make one with secrets.token_hex(32))"
+                )
+        if len(set(keys)) != len(keys):
+            raise ValueError("request_state_keys holds the same key twice")
+        object.__setattr__(self, "request_state_keys", tuple(keys))
 
 
 def _positive_int(options: HttpOptions, name: str) -> None:

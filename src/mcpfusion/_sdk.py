@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import weakref
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
@@ -26,7 +28,12 @@ from mcpfusion._sdk_client import (
     input_required,
     missing_capability,
 )
-from mcpfusion._sdk_surface import advertise_extensions, sdk_content, surface_handlers
+from mcpfusion._sdk_surface import (
+    advertise_extensions,
+    listen_handler,
+    sdk_content,
+    surface_handlers,
+)
 
 logger = logging.getLogger("mcpfusion")
 
@@ -77,6 +84,18 @@ def caller(app: ServableApp, ctx: ServerRequestContext[Any]) -> Identity | None:
     return identity_of(ctx.request.scope)
 
 
+def principal(app: ServableApp, ctx: ServerRequestContext[Any]) -> str | None:
+    """Whom a sealed ``requestState`` belongs to: the caller's subject, OAuth client, issuer
+    and tenant (``None`` for an anonymous caller, whose state is bound to no one)."""
+    identity = caller(app, ctx)
+    if identity is None:
+        return None
+    issuer = identity.claims.get("iss")
+    # JSON keeps the parts apart (no separator a subject could contain) and is total here.
+    parts = [identity.subject, identity.client_id, None if issuer is None else str(issuer)]
+    return json.dumps([*parts, identity.tenant])
+
+
 def to_call_tool_result(response: ToolResponse) -> types.CallToolResult:
     """The SDK model of ``response.to_mcp()``, built from the blocks without a dict detour."""
     content: list[types.ContentBlock]
@@ -104,13 +123,21 @@ def _annotations(response: ToolResponse, index: int) -> types.Annotations | None
 
 
 def build_server(
-    app: ServableApp, *, subscription_bus: SubscriptionBus | None = None
+    app: ServableApp,
+    *,
+    subscription_bus: SubscriptionBus | None = None,
+    request_state_keys: Sequence[str] = (),
 ) -> Server[Any]:
     """A low-level SDK ``Server`` answering ``tools/list`` and ``tools/call`` from ``app``.
 
     With a ``subscription_bus``, it also serves ``subscriptions/listen`` (protocol
     2026-07-28): each listen stream gets the events published on the bus, on any replica
     when the bus is shared (``mcpfusion.redis.RedisSubscriptionBus``).
+
+    The ``requestState`` of 2026-07-28 ``input_required`` rounds is sealed under
+    ``request_state_keys`` (``HttpOptions.request_state_keys``: the first seals, each
+    unseals), or under a key of this process without them, and bound to the caller who
+    started the call: another caller's next round is refused.
 
     The tool list is read once, here (and once for each set of scopes that hides actions,
     when a caller holding it first lists): a definition mistake only the complete list shows
@@ -200,7 +227,7 @@ def build_server(
     # models, while the runner takes any handler result, the wire dict it answers with too.
     server.add_request_handler("tools/call", types.CallToolRequestParams, on_call_tool)
     advertise_extensions(server, app)
-    _talk_to_clients(server, app, hub)
+    _talk_to_clients(server, app, hub, request_state_keys)
     announce = getattr(app, "announce_changes", None)
     if callable(announce):
         announce(changed)
@@ -216,19 +243,23 @@ def hub_of(server: Server[Any]) -> ClientHub | None:
     return _HUBS.get(server)
 
 
-def _talk_to_clients(server: Server[Any], app: ServableApp, hub: ClientHub) -> None:
+def _talk_to_clients(
+    server: Server[Any], app: ServableApp, hub: ClientHub, keys: Sequence[str]
+) -> None:
     """Logging levels, listen streams and sealed request state (resource subscriptions are
     the hub's too, registered with the resources: ``surface_handlers``)."""
     # Registered directly: the constructor's keyword warns that logging is deprecated on
     # 2026-07-28, which it is; 2025-11-25 clients still set their level with it.
     server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, hub.on_set_level)
     server.add_request_handler(
-        "subscriptions/listen", types.SubscriptionsListenRequestParams, hub.on_listen
+        "subscriptions/listen", types.SubscriptionsListenRequestParams, listen_handler(app, hub)
     )
-    # The answers of earlier rounds travel in requestState: sealed under a key of this
-    # process (a multi-process deployment shares one through RequestStateSecurity).
-    server.middleware.append(
-        RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=app.name)
+    # The answers of earlier rounds travel in requestState: sealed under the shared keys
+    # (every replica reads them back) or a key of this process. The SDK's default binding
+    # reads an auth context mcpfusion never sets, so it bound nothing: ours names the caller.
+    security = RequestStateSecurity(
+        keys=list(keys) or [os.urandom(32)], bind_principal=lambda ctx: principal(app, ctx)
     )
+    server.middleware.append(RequestStateBoundary(security, default_audience=app.name))
     # Knows each 2025-11-25 connection, to tell it when its tool list changes.
     server.middleware.append(ConnectionTracker(hub))

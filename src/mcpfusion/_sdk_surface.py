@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any, Final, Literal, Protocol, runtime_checkable
 
 from mcp import types
@@ -18,6 +19,12 @@ from mcpfusion._sdk_client import ClientHub, SdkClient, input_required
 from mcpfusion._surface import Surface, SurfaceError
 
 logger = logging.getLogger("mcpfusion")
+
+OnListen = Callable[
+    [ServerRequestContext[Any], types.SubscriptionsListenRequestParams],
+    Awaitable[types.SubscriptionsListenResult],
+]
+"""A ``subscriptions/listen`` request handler, as the SDK's ``Server`` takes it."""
 
 _CONTENT: dict[type, type[Any]] = {
     Image: types.ImageContent,
@@ -139,10 +146,7 @@ def _resource_handlers(app: SurfaceApp, hub: ClientHub) -> dict[str, Any]:
     async def on_subscribe(
         ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
     ) -> types.EmptyResult:
-        uri = str(params.uri)
-        found = surface.find_resource(uri)
-        if found is None or found[0].requires - scopes_of(_caller(app, ctx)):
-            raise MCPError(types.INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri})
+        _check_followable(app, ctx, [str(params.uri)])
         return await hub.on_subscribe(ctx, params)
 
     return {
@@ -152,6 +156,36 @@ def _resource_handlers(app: SurfaceApp, hub: ClientHub) -> dict[str, Any]:
         "on_subscribe_resource": on_subscribe,
         "on_unsubscribe_resource": hub.on_unsubscribe,
     }
+
+
+def _check_followable(app: SurfaceApp, ctx: ServerRequestContext[Any], uris: list[str]) -> None:
+    """Refuses to follow a URI that is no resource the caller may read, as if it were unknown
+    (a caller without the scopes cannot tell it exists).
+
+    Raises:
+        MCPError: -32602 naming the first such URI.
+    """
+    scopes = scopes_of(_caller(app, ctx))
+    for uri in uris:
+        found = app.surface.find_resource(uri)
+        if found is None or found[0].requires - scopes:
+            raise MCPError(types.INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri})
+
+
+def listen_handler(app: object, hub: ClientHub) -> OnListen:
+    """The ``subscriptions/listen`` handler (2026-07-28): the hub's, under
+    ``resources/subscribe``'s rule for the resource URIs a stream follows."""
+    surface = getattr(app, "surface", None)
+    if not isinstance(surface, Surface) or not isinstance(app, SurfaceApp):
+        return hub.on_listen  # no resources to guard: not an mcpfusion app
+
+    async def on_listen(
+        ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
+        _check_followable(app, ctx, list(params.notifications.resource_subscriptions or ()))
+        return await hub.on_listen(ctx, params)
+
+    return on_listen
 
 
 def _prompt_handlers(app: SurfaceApp, hub: ClientHub) -> dict[str, Any]:

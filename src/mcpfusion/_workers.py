@@ -4,7 +4,9 @@ The parent binds the socket, builds the app once (a definition mistake stops it 
 worker starts), announces the endpoint and starts ``workers`` processes; each imports the
 app from its factory, runs its lifespan once and serves the shared socket. SIGTERM or
 SIGINT reaches every worker, which refuses new connections and gives calls in flight
-``shutdown_timeout`` seconds; a worker that dies on its own is replaced.
+``shutdown_timeout`` seconds; a worker that dies on its own is replaced. Without
+``request_state_keys``, the parent makes one key for its workers, so that any of them takes
+the next round of a 2026-07-28 call another one started.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import inspect
 import logging
 import multiprocessing
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -86,10 +89,17 @@ def run_workers(factory: AppFactory, options: HttpOptions | None = None, **chang
     bus of ``mcpfusion.redis`` do). Stateful servers should run one worker: a session lives
     in the process that opened it, and a load balancer spreads its requests otherwise.
 
+    Without ``options.request_state_keys``, a key is made here and reaches each worker
+    (and each replacement) with its options, through the pipe that starts it: the workers
+    read each other's ``requestState``, and it dies with this process. Replicas on other
+    machines need keys of their own choosing.
+
     Raises:
         ValueError: on a factory that names no app.
     """
     options = http_options(options, changes)
+    if not options.request_state_keys:
+        options = http_options(options, {"request_state_keys": [secrets.token_hex(32)]})
     app = load_factory(factory)  # fails here, once, rather than in every worker
     freeze = getattr(app, "freeze", None)
     if freeze is not None:

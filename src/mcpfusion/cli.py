@@ -36,6 +36,10 @@ __all__ = [
 
 logger = logging.getLogger("mcpfusion")
 
+_STATE_KEY_VARIABLE = "MCPFUSION_REQUEST_STATE_KEY"
+"""The environment variable holding the request-state keys when no ``--request-state-key``
+flag is given: one key, or several separated by commas (the first seals)."""
+
 USAGE_ERROR = 2
 """Exit status for a bad target (including a definition mistake in its tools), an unknown
 tool or a malformed argument."""
@@ -244,8 +248,17 @@ def http_options(args: argparse.Namespace) -> HttpOptions:
         auth=_auth(args),
         workers=args.workers,
         shutdown_timeout=args.shutdown_timeout,
+        request_state_keys=_state_keys(args),
         **_redis(args),
     )
+
+
+def _state_keys(args: argparse.Namespace) -> list[str]:
+    """The ``--request-state-key`` flags, else the keys of ``MCPFUSION_REQUEST_STATE_KEY``."""
+    if args.request_state_keys:
+        return list(args.request_state_keys)
+    found = os.environ.get(_STATE_KEY_VARIABLE, "")
+    return [key.strip() for key in found.split(",") if key.strip()]
 
 
 def _redis(args: argparse.Namespace) -> dict[str, Any]:
@@ -288,8 +301,8 @@ def _auth(args: argparse.Namespace) -> Any:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if not args.http and (args.workers != 1 or args.redis_url):
-        raise UsageError("--workers and --redis-url apply to --http only")
+    if not args.http and (args.workers != 1 or args.redis_url or args.request_state_keys):
+        raise UsageError("--workers, --redis-url and --request-state-key apply to --http only")
     app = load_app(args.target)
     if not args.http:
         app.run()
@@ -415,6 +428,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="share events, rate limits and (stateful) resumable streams through Redis "
         "(the redis extra)",
+    )
+    run.add_argument(
+        "--request-state-key",
+        action="append",
+        dest="request_state_keys",
+        metavar="KEY",
+        help="a secret (32+ bytes) sealing 2026-07-28 requestState, shared by every replica "
+        "so any of them takes a call's next round; repeatable, the first seals (rotation); "
+        f"default: the comma-separated keys of ${_STATE_KEY_VARIABLE}, else one per server",
     )
     auth = run.add_argument_group(
         "authorization", "require a bearer JWT of one issuer (OAuth 2.1 resource server)"
