@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Final
 
 import anyio
@@ -14,7 +14,7 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-from mcpfusion._auth import MAX_TOKEN_CHARS, VerifierUnavailable
+from mcpfusion._auth import MAX_TOKEN_CHARS, Tenant, VerifierUnavailable, tenant_of
 from mcpfusion._identity import Identity
 
 logger = logging.getLogger("mcpfusion.auth")
@@ -23,9 +23,6 @@ ALGORITHMS: Final = frozenset({"RS256", "ES256", "EdDSA"})
 """The asymmetric algorithms a verifier may be pinned to: never ``none``, never HMAC."""
 
 _REQUIRED: Final = ["exp", "iss", "aud", "sub"]
-
-Tenant = str | Callable[[Mapping[str, Any]], str | None] | None
-"""A fixed tenant for every token of an issuer, or a function of the verified claims."""
 
 
 class JWTVerifier:
@@ -43,8 +40,9 @@ class JWTVerifier:
     The algorithm is pinned: a token whose header names another (``none``, ``HS256``
     signed with the public key) is refused, and so is one whose key is of another type.
     ``iss``, ``aud``, ``exp`` and ``sub`` are required; ``exp`` and ``nbf`` are checked with
-    ``leeway`` seconds of clock skew. Scopes come from ``scope`` (space-separated) or
-    ``scp`` (a list).
+    ``leeway`` seconds of clock skew (a token expired 10 s ago passes with the default 30).
+    Scopes come from ``scope`` (space-separated) or ``scp`` (a list). A header or claim of
+    the wrong type (an ``alg`` list, a tenant that is not a str) refuses the token.
 
     Keys from ``jwks_url`` are cached for ``cache_seconds``; a token signed with an
     unknown ``kid`` refetches them (a rotation), at most once per ``refresh_seconds``. A
@@ -119,8 +117,9 @@ class JWTVerifier:
             return None
         if unverified.get("iss") != self.issuer:
             return None  # another issuer's token: not ours to judge (nor to fetch keys for)
-        if header.get("alg") not in self.algorithms:
-            logger.warning("refused a token of %s signed with %r", self.issuer, header.get("alg"))
+        algorithm = header.get("alg")
+        if not isinstance(algorithm, str) or algorithm not in self.algorithms:
+            logger.warning("refused a token of %s signed with %.40r", self.issuer, algorithm)
             return None
         key = await self._key(header.get("kid"))
         if key is None:
@@ -151,7 +150,11 @@ class JWTVerifier:
         expires = claims.get("exp")
         if not isinstance(subject, str) or not subject or not isinstance(expires, int):
             return None
-        tenant = self.tenant(claims) if callable(self.tenant) else self.tenant
+        try:
+            tenant = tenant_of(self.tenant, claims)
+        except ValueError as exc:
+            logger.info("refused a token of %s: %s", self.issuer, exc)
+            return None
         return Identity(
             subject,
             client_id=client if isinstance(client, str) else None,
