@@ -57,7 +57,7 @@ class IntrospectionVerifier:
         timeout: seconds an introspection request may take.
 
     Raises:
-        ValueError: on a negative ``inactive_seconds``.
+        ValueError: on an ``inactive_seconds`` outside 0-3600.
     """
 
     def __init__(
@@ -166,7 +166,7 @@ class IntrospectionVerifier:
 
 
 def _remember(cache: OrderedDict[bytes, Any], key: bytes, value: Any) -> None:
-    """Stores ``value`` under ``key``, forgetting the least recently used past ``CACHE_ENTRIES``."""
+    """Stores ``value`` under ``key``; past ``CACHE_ENTRIES`` the first entry goes (the oldest)."""
     cache[key] = value
     if len(cache) > CACHE_ENTRIES:
         cache.popitem(last=False)
