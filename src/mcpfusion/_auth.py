@@ -6,9 +6,10 @@ import hashlib
 import hmac
 import inspect
 import logging
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 from mcpfusion._identity import Identity
@@ -17,6 +18,9 @@ logger = logging.getLogger("mcpfusion.auth")
 
 MAX_TOKEN_CHARS: Final = 8192
 """A longer bearer token is refused unread (401): no verifier parses or sends it anywhere."""
+
+Tenant = str | Callable[[Mapping[str, Any]], str | None] | None
+"""A fixed tenant for every token of an issuer, or a function of the verified claims."""
 
 
 class VerifierUnavailable(Exception):
@@ -30,7 +34,8 @@ class VerifierUnavailable(Exception):
 class Verifier(Protocol):
     """Turns a bearer token into the caller's ``Identity``.
 
-    ``verify`` returns ``None`` for a token it does not accept (401) and raises
+    ``verify`` returns ``None`` for a token it does not accept (401), an expired one
+    included: the verifier judges expiry, with whatever clock skew it allows. It raises
     ``VerifierUnavailable`` when it cannot tell (503).
     """
 
@@ -97,6 +102,19 @@ class Auth:
             object.__setattr__(self, name, tuple(values))
 
 
+def tenant_of(tenant: Tenant, claims: Mapping[str, Any]) -> str | None:
+    """The tenant a verifier's ``tenant=`` gives a token's verified claims.
+
+    Raises:
+        ValueError: when that is not a str or None (a list or an object in the claim): the
+            token is refused (401) rather than served under a tenant it does not name.
+    """
+    found = tenant(claims) if callable(tenant) else tenant
+    if found is not None and not isinstance(found, str):
+        raise ValueError(f"the tenant is a str or None; got a {type(found).__name__}")
+    return found
+
+
 def _require_url(value: object, name: str) -> None:
     if not isinstance(value, str):
         raise TypeError(f"{name} is a URL str; got {value!r}")
@@ -116,6 +134,8 @@ def hash_api_key(key: str) -> str:
 
 class APIKeyVerifier:
     """API keys as bearer tokens, stored hashed, each mapped to the identity it proves.
+
+    A key whose identity has an ``expires_at`` is refused from that second on.
 
     Example::
 
@@ -149,7 +169,10 @@ class APIKeyVerifier:
         entry = self._keys.get(digest[:8])
         if entry is None or not hmac.compare_digest(entry[0], digest):
             return None
-        return entry[1]
+        identity = entry[1]
+        if identity.expires_at is not None and identity.expires_at <= time.time():
+            return None
+        return identity
 
 
 class _AnyOf:

@@ -63,7 +63,9 @@ class _TokenVerifier:
             token="",  # the SDK only needs what the token proves, not the token
             client_id=identity.client_id or identity.subject,
             scopes=sorted(identity.scopes),
-            expires_at=identity.expires_at,
+            # The verifier judged expiry, with its leeway: the SDK compares expires_at with
+            # none, which would refuse a JWT the verifier's documented leeway accepts.
+            expires_at=None,
             subject=identity.subject,
             claims={"iss": identity.claims.get("iss")} if "iss" in identity.claims else None,
             identity=identity,

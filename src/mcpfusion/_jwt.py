@@ -5,16 +5,15 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Final
 
-import anyio
 import httpx2
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-from mcpfusion._auth import MAX_TOKEN_CHARS, VerifierUnavailable
+from mcpfusion._auth import MAX_TOKEN_CHARS, Tenant, VerifierUnavailable, tenant_of
 from mcpfusion._identity import Identity
 
 logger = logging.getLogger("mcpfusion.auth")
@@ -23,9 +22,6 @@ ALGORITHMS: Final = frozenset({"RS256", "ES256", "EdDSA"})
 """The asymmetric algorithms a verifier may be pinned to: never ``none``, never HMAC."""
 
 _REQUIRED: Final = ["exp", "iss", "aud", "sub"]
-
-Tenant = str | Callable[[Mapping[str, Any]], str | None] | None
-"""A fixed tenant for every token of an issuer, or a function of the verified claims."""
 
 
 class JWTVerifier:
@@ -43,12 +39,16 @@ class JWTVerifier:
     The algorithm is pinned: a token whose header names another (``none``, ``HS256``
     signed with the public key) is refused, and so is one whose key is of another type.
     ``iss``, ``aud``, ``exp`` and ``sub`` are required; ``exp`` and ``nbf`` are checked with
-    ``leeway`` seconds of clock skew. Scopes come from ``scope`` (space-separated) or
-    ``scp`` (a list).
+    ``leeway`` seconds of clock skew (a token expired 10 s ago passes with the default 30).
+    Scopes come from ``scope`` (space-separated) or ``scp`` (a list). A header or claim of
+    the wrong type (an ``alg`` list, a tenant that is not a str) refuses the token.
 
     Keys from ``jwks_url`` are cached for ``cache_seconds``; a token signed with an
     unknown ``kid`` refetches them (a rotation), at most once per ``refresh_seconds``. A
-    JWKS endpoint that fails raises ``VerifierUnavailable`` (503), never accepts.
+    JWKS endpoint that fails raises ``VerifierUnavailable`` (503), never accepts, and is
+    not asked again for ``retry_seconds``: tokens that need it get 503 meanwhile. One
+    fetch runs at a time and no request waits for another's: while it runs, keys already
+    known still verify, and a token naming an unknown ``kid`` gets 503.
 
     Args:
         issuer: the ``iss`` every token must carry.
@@ -60,6 +60,7 @@ class JWTVerifier:
         tenant: the tenant of every identity, or a function of the claims.
         cache_seconds: how long fetched keys are trusted.
         refresh_seconds: the least time between two fetches for an unknown ``kid``.
+        retry_seconds: the least time between a failed fetch and the next.
         timeout: seconds a JWKS fetch may take.
 
     Raises:
@@ -78,6 +79,7 @@ class JWTVerifier:
         tenant: Tenant = None,
         cache_seconds: float = 300,
         refresh_seconds: float = 10,
+        retry_seconds: float = 5,
         timeout: float = 5,
     ) -> None:
         if not isinstance(issuer, str) or not issuer:
@@ -89,6 +91,8 @@ class JWTVerifier:
             raise ValueError(f"algorithms must be among {sorted(ALGORITHMS)}; got {sorted(pinned)}")
         if not (0 <= leeway <= 300):
             raise ValueError(f"leeway is 0-300 seconds; got {leeway!r}")
+        if not (0 <= retry_seconds <= 3600):
+            raise ValueError(f"retry_seconds is 0-3600 seconds; got {retry_seconds!r}")
         self.issuer = issuer
         self.audience = [audience] if isinstance(audience, str) else list(audience)
         self.jwks_url = jwks_url
@@ -97,10 +101,12 @@ class JWTVerifier:
         self.tenant = tenant
         self.cache_seconds = cache_seconds
         self.refresh_seconds = refresh_seconds
+        self.retry_seconds = retry_seconds
         self.timeout = timeout
         self._keys: dict[str | None, jwt.PyJWK] = {}
         self._fetched_at = -float("inf")
-        self._lock: anyio.Lock | None = None
+        self._retry_at = -float("inf")
+        self._fetching = False
         if public_key is not None:
             self._keys[None] = _pem_key(public_key, self.algorithms)
             self._fetched_at = float("inf")
@@ -119,8 +125,9 @@ class JWTVerifier:
             return None
         if unverified.get("iss") != self.issuer:
             return None  # another issuer's token: not ours to judge (nor to fetch keys for)
-        if header.get("alg") not in self.algorithms:
-            logger.warning("refused a token of %s signed with %r", self.issuer, header.get("alg"))
+        algorithm = header.get("alg")
+        if not isinstance(algorithm, str) or algorithm not in self.algorithms:
+            logger.warning("refused a token of %s signed with %.40r", self.issuer, algorithm)
             return None
         key = await self._key(header.get("kid"))
         if key is None:
@@ -151,7 +158,11 @@ class JWTVerifier:
         expires = claims.get("exp")
         if not isinstance(subject, str) or not subject or not isinstance(expires, int):
             return None
-        tenant = self.tenant(claims) if callable(self.tenant) else self.tenant
+        try:
+            tenant = tenant_of(self.tenant, claims)
+        except ValueError as exc:
+            logger.info("refused a token of %s: %s", self.issuer, exc)
+            return None
         return Identity(
             subject,
             client_id=client if isinstance(client, str) else None,
@@ -170,11 +181,25 @@ class JWTVerifier:
         stale = now - self._fetched_at > self.cache_seconds
         if not stale and (kid in self._keys or now - self._fetched_at < self.refresh_seconds):
             return self._keys.get(kid)
-        lock = self._lock = self._lock or anyio.Lock()
-        async with lock:  # one fetch for the many requests that find the same new kid
-            if self._fetched_at < now:
-                self._keys = await self._fetch()
-                self._fetched_at = time.monotonic()
+        if self._fetching:
+            # Another request's fetch is under way: waiting for it would queue every request
+            # behind a hanging endpoint. A key known until now still serves meanwhile.
+            if kid in self._keys:
+                return self._keys[kid]
+            raise VerifierUnavailable(f"the JWKS of {self.issuer} is being fetched")
+        if now < self._retry_at:
+            # Backing off after a failure: a caller naming unknown kids cannot make every
+            # request ask a failing endpoint again.
+            raise VerifierUnavailable(f"the JWKS of {self.issuer} is unavailable")
+        self._fetching = True
+        try:
+            self._keys = await self._fetch()
+            self._fetched_at = time.monotonic()
+        except VerifierUnavailable:
+            self._retry_at = time.monotonic() + self.retry_seconds
+            raise
+        finally:
+            self._fetching = False
         return self._keys.get(kid)
 
     async def _fetch(self) -> dict[str | None, jwt.PyJWK]:

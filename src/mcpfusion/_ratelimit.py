@@ -65,7 +65,9 @@ class MemoryRateLimitStore:
         if tat < now:
             tat = now
         interval = 1 / rate
-        wait = tat + interval - burst * interval - now
+        # tat + interval - burst * interval - now, grouped so that a full bucket gives
+        # exactly 0 or less: the other order rounds, refusing a first call (burst 1).
+        wait = (tat - now) - (burst - 1) * interval
         buckets[key] = tat if wait > 0 else tat + interval  # a refused call takes nothing
         if len(buckets) > MEMORY_BUCKETS:
             del buckets[next(iter(buckets))]  # the least recently used: it starts full again
@@ -73,12 +75,27 @@ class MemoryRateLimitStore:
 
 
 def by_identity(call: Call) -> str:
-    """The default bucket key: the caller's subject (one shared bucket for anonymous ones)."""
+    """The default bucket key: who vouched for the caller, its tenant and its subject.
+
+    A subject names one caller only within its issuer and tenant: the API key of holder
+    ``reader`` (an identity the app configured, without claims), an introspected token
+    whose ``sub`` is ``reader`` (claims without ``iss``), a JWT's ``reader`` and the same
+    ``sub`` in another tenant each get their own bucket. Anonymous callers share one.
+    """
     identity = call.identity
     if identity is None:
         return "anonymous"
-    issuer = identity.claims.get("iss")
-    return identity.subject if issuer is None else f"{issuer}|{identity.subject}"
+    claims = identity.claims
+    issuer = claims.get("iss")
+    if not isinstance(issuer, str):
+        issuer = ""
+    tenant = identity.tenant
+    # Lengths prefix the issuer and the tenant, so no subject or tenant can spell another
+    # caller's key (an f-string: repr of a tuple costs twice as much a call).
+    return (
+        f"{'token' if claims else 'app'}:{len(issuer)}:{issuer}"
+        f":{-1 if tenant is None else len(tenant)}:{tenant or ''}:{identity.subject}"
+    )
 
 
 def rate_limit(

@@ -91,7 +91,9 @@ async def stack() -> AsyncIterator[Stack]:
 
         def make(port: int) -> Any:
             resource = f"http://127.0.0.1:{port}/mcp"
-            return secured_asgi(secured_app(), auth_for(resource, idp_url, refresh_seconds=0))
+            # Refetching at once (no back-off after a failed fetch): outages end when a test says.
+            auth = auth_for(resource, idp_url, refresh_seconds=0, retry_seconds=0)
+            return secured_asgi(secured_app(), auth)
 
         async with serving(make) as port:
             base = f"http://127.0.0.1:{port}"
