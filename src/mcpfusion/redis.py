@@ -350,9 +350,11 @@ local burst = tonumber(ARGV[2])
 local tat = tonumber(redis.call('GET', KEYS[1]) or now)
 if tat < now then tat = now end
 local next_tat = tat + interval
-local allowed_at = next_tat - burst * interval
-if now < allowed_at then
-  return tostring(allowed_at - now)
+-- next_tat - burst * interval - now, grouped so that a full bucket waits exactly 0: the
+-- other order rounds, and could refuse a first call with burst 1.
+local wait = (tat - now) - (burst - 1) * interval
+if wait > 0 then
+  return tostring(wait)
 end
 redis.call('SET', KEYS[1], tostring(next_tat), 'PX', math.ceil((next_tat - now) * 1000) + 1)
 return '0'

@@ -8,6 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from mcpfusion.redis import RedisRateLimitStore
 from tests.scale import load
 from tests.scale.apps import LIMIT
 from tests.scale.services import Redis, cli, nginx, replicas
@@ -60,3 +61,15 @@ async def test_ten_calls_a_second_hold_across_three_replicas(folder: Path, redis
     )
     assert limited > len(passed)  # the clients asked for far more than the limit
     assert LIMIT * 0.9 <= rate <= LIMIT * 1.1
+
+
+async def test_a_bucket_of_one_in_redis_lets_each_first_call_pass(redis: Redis) -> None:
+    """With burst 1, every new key's first call passes and its second waits, also where the
+    bucket's time plus its interval crosses a power of two (a rate of one call in 30
+    years): the script once rounded that full bucket into a refusal."""
+    async with RedisRateLimitStore(redis.url, prefix=f"first-{time.time_ns()}") as store:
+        with anyio.fail_after(20):
+            for number in range(20):
+                for rate in (0.001, 1e-9):
+                    assert await store.take(f"caller-{number}-{rate}", rate, 1) == 0.0
+                    assert await store.take(f"caller-{number}-{rate}", rate, 1) > 0
