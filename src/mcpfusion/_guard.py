@@ -76,7 +76,9 @@ class Address:
                 return None
         if port is not None and port != "*" and not _PORT.fullmatch(port):
             return None
-        return cls(host.lower().rstrip("."), port)
+        # A trailing dot is kept: "localhost." is another name (and browser origin) than
+        # "localhost", and matches only a pattern that spells it.
+        return cls(host.lower(), port)
 
     def matches(self, allowed: Address, default_port: str | None = None) -> bool:
         """Whether this concrete address is allowed by the pattern ``allowed``."""
@@ -135,9 +137,9 @@ class HostPolicy:
         """Whether Host and Origin are checked."""
         return self.hosts is not None
 
-    def host_allowed(self, value: str | None) -> bool:
-        """Whether a ``Host`` header value names an allowed host."""
-        address = Address.parse(value) if value else None
+    def host_allowed(self, values: Sequence[str]) -> bool:
+        """Whether the one ``Host`` header (none or more than one is refused) is allowed."""
+        address = Address.parse(values[0]) if len(values) == 1 else None
         allowed = (Address.parse(host) for host in self.hosts or ())
         return address is not None and any(a is not None and address.matches(a) for a in allowed)
 
@@ -204,7 +206,7 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         if self.policy.protected:
-            if not self.policy.host_allowed(next(iter(_headers(scope, b"host")), None)):
+            if not self.policy.host_allowed(_headers(scope, b"host")):
                 logger.info("refused a request for a Host this server does not serve")
                 await _plain(send, 421, "Invalid Host header")
                 return

@@ -15,12 +15,12 @@ from mcpfusion._guard import Address, HostPolicy, Origin
         ("LOCALHOST:8000", Address("localhost", "8000")),
         ("[::1]:80", Address("::1", "80")),
         ("[::1]", Address("::1", None)),
-        ("example.com.:443", Address("example.com", "443")),
+        ("example.com.:443", Address("example.com.", "443")),
         ("name:*", Address("name", "*")),
     ],
 )
 def test_addresses_parse(text: str, parsed: Address) -> None:
-    """Host forms read as host and port: case folded, brackets dropped, trailing dot too."""
+    """Host forms read as host and port: case folded, brackets dropped, a trailing dot kept."""
     assert Address.parse(text) == parsed
 
 
@@ -73,6 +73,16 @@ def test_more_than_one_origin_is_refused() -> None:
     policy = HostPolicy(("localhost:*",), ("http://localhost:1",))
     assert not policy.origin_allowed(["http://localhost:1", "http://localhost:1"])
     assert policy.origin_allowed([])
+
+
+def test_a_trailing_dot_or_a_second_host_header_is_refused() -> None:
+    """"localhost." is not "localhost", and a request with two Host headers names neither."""
+    policy = HostPolicy(("localhost:*",))
+    assert policy.host_allowed(["localhost:8000"])
+    assert not policy.host_allowed(["localhost.:8000"])
+    assert not policy.host_allowed(["localhost:8000", "localhost:8000"])
+    assert not policy.host_allowed([])
+    assert HostPolicy(("example.com.:*",)).host_allowed(["example.com."])
 
 
 def test_bad_patterns_fail_where_they_are_given() -> None:

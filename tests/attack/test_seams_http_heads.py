@@ -1,0 +1,70 @@
+"""Attacks on request heads: their size and count, Host tricks, CORS preflight, the console."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+
+from mcpfusion import HttpOptions
+from mcpfusion._http import uvicorn_config
+from tests.e2e.sample_app import app as sample
+from tests.e2e.servers import uvicorn_in_process
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INITIALIZE = (
+    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+    b'"capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}'
+)
+
+
+def served(**options: Any) -> Any:
+    """The sample app's uvicorn configuration with these HttpOptions (quiet logs)."""
+    return uvicorn_config(sample, HttpOptions(log_level="warning", **options))
+
+
+async def exchange(port: int, request: bytes) -> bytes:
+    """Sends raw bytes on a new connection; the response head the server answers with."""
+    async with await anyio.connect_tcp("127.0.0.1", port) as stream:
+        await stream.send(request)
+        answer = b""
+        try:
+            while b"\r\n\r\n" not in answer:
+                answer += await stream.receive()
+        except (anyio.EndOfStream, anyio.BrokenResourceError):
+            pass
+    return answer
+
+
+def post_head(port: int, *lines: str, length: int = len(INITIALIZE)) -> bytes:
+    """An initialize POST's head with these extra header lines."""
+    head = [
+        "POST /mcp HTTP/1.1",
+        f"Host: 127.0.0.1:{port}",
+        *(f"{k}: {v}" for k, v in HEADERS.items()),
+        f"Content-Length: {length}",
+        *lines,
+    ]
+    return ("\r\n".join(head) + "\r\n\r\n").encode()
+
+
+async def test_a_trailing_dot_or_a_second_host_header_is_refused() -> None:
+    """ "localhost." is not a loopback name, and two Host headers name no host: both 421."""
+    with anyio.fail_after(60):
+        async with uvicorn_in_process(served()) as port:
+            async with httpx2.AsyncClient(timeout=10) as http:
+                dotted = await http.post(
+                    f"http://127.0.0.1:{port}/mcp",
+                    content=INITIALIZE,
+                    headers={**HEADERS, "Host": f"localhost.:{port}"},
+                )
+            second = f"Host: evil.example:{port}"
+            twice = await exchange(port, post_head(port, second) + INITIALIZE)
+            once = await exchange(port, post_head(port) + INITIALIZE)
+    assert dotted.status_code == 421
+    assert twice.startswith(b"HTTP/1.1 421 ")
+    assert once.startswith(b"HTTP/1.1 200 ")
