@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
+import re
 import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -16,8 +17,10 @@ import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
+from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -146,7 +149,7 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
     if options.cors_origins:
         middleware.append(
             Middleware(
-                CORSMiddleware,
+                McpCors,
                 allow_origins=list(options.cors_origins),
                 allow_methods=["GET", "POST", "DELETE"],
                 allow_headers=list(CORS_REQUEST_HEADERS),
@@ -191,13 +194,44 @@ CORS_REQUEST_HEADERS: Final = (
     "authorization",
     "content-type",
     "last-event-id",
+    "mcp-method",
+    "mcp-name",
     "mcp-protocol-version",
     "mcp-session-id",
 )
-"""The headers a browser client may send across origins."""
+"""The headers a browser client may send across origins (and any ``Mcp-Param-<name>``)."""
 
-CORS_EXPOSED_HEADERS: Final = ("mcp-session-id", "mcp-protocol-version")
-"""The response headers a browser client must be able to read."""
+CORS_EXPOSED_HEADERS: Final = ("mcp-session-id", "mcp-protocol-version", "www-authenticate")
+"""The response headers a browser client must be able to read (``WWW-Authenticate`` names
+the authorization server when a token is missing)."""
+
+_PARAM_HEADER: Final = re.compile(r"mcp-param-[!#$%&'*+.^_`|~0-9a-z-]+")
+"""An ``Mcp-Param-<name>`` header name, lower case (the name is an RFC 9110 token)."""
+
+
+class McpCors(CORSMiddleware):
+    """Starlette's CORS middleware, also allowing 2026-07-28's ``Mcp-Param-<name>`` headers.
+
+    Their names come from each tool's input schema (``x-mcp-header``), so no fixed list
+    holds them: a preflight asking for such headers gets them allowed by name, the other
+    requested headers being checked against ``CORS_REQUEST_HEADERS`` as before.
+    """
+
+    def preflight_response(self, request_headers: Headers) -> Response:
+        listed = request_headers.get("access-control-request-headers", "")
+        requested = [h.strip().lower() for h in listed.split(",") if h.strip()]
+        params = [h for h in requested if _PARAM_HEADER.fullmatch(h)]
+        if not params:
+            return super().preflight_response(request_headers)
+        raw = [(k, v) for k, v in request_headers.raw if k != b"access-control-request-headers"]
+        rest = ", ".join(h for h in requested if h not in params)
+        if rest:
+            raw.append((b"access-control-request-headers", rest.encode("latin-1")))
+        response = super().preflight_response(Headers(raw=raw))
+        if response.status_code == 200:
+            allowed = response.headers["access-control-allow-headers"]
+            response.headers["access-control-allow-headers"] = ", ".join([allowed, *params])
+        return response
 
 
 class _Coalesced:

@@ -38,7 +38,10 @@ class HttpOptions:
         allowed_origins: ``Origin`` header values to accept (default: ``http://`` and
             ``https://`` on each allowed host).
         cors_origins: origins of browser clients allowed across origins (CORS): preflight
-            requests are answered and the MCP headers exposed; they are allowed origins too.
+            requests for the MCP headers (2026-07-28's ``Mcp-Method``, ``Mcp-Name`` and
+            ``Mcp-Param-*`` included) are answered, and ``Mcp-Session-Id``,
+            ``Mcp-Protocol-Version`` and ``WWW-Authenticate`` exposed; they are allowed
+            origins too.
         max_body_bytes: larger requests get HTTP 413 before they are parsed.
         body_timeout: seconds a request body may pause between two chunks (then 408).
         header_timeout: seconds a request head may take once started; a slower connection

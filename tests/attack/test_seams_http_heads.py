@@ -68,3 +68,41 @@ async def test_a_trailing_dot_or_a_second_host_header_is_refused() -> None:
     assert dotted.status_code == 421
     assert twice.startswith(b"HTTP/1.1 421 ")
     assert once.startswith(b"HTTP/1.1 200 ")
+
+
+async def test_cors_preflight_allows_the_2026_headers() -> None:
+    """A 2026-07-28 browser client's preflight (Mcp-Method, Mcp-Name, Mcp-Param-*) is allowed;
+    WWW-Authenticate is exposed; other headers are still refused."""
+    origin = "https://console.example"
+    requested = "content-type, mcp-protocol-version, Mcp-Method, mcp-name, Mcp-Param-Region"
+    with anyio.fail_after(60):
+        async with (
+            uvicorn_in_process(served(cors_origins=[origin])) as port,
+            httpx2.AsyncClient(timeout=10) as http,
+        ):
+            url = f"http://127.0.0.1:{port}/mcp"
+            preflight = {"Origin": origin, "Access-Control-Request-Method": "POST"}
+            allowed = await http.options(
+                url, headers={**preflight, "Access-Control-Request-Headers": requested}
+            )
+            params_only = await http.options(
+                url, headers={**preflight, "Access-Control-Request-Headers": "mcp-param-a"}
+            )
+            refused = await http.options(
+                url, headers={**preflight, "Access-Control-Request-Headers": "mcp-param-a, x-evil"}
+            )
+            response = await http.post(
+                url, content=INITIALIZE, headers={**HEADERS, "Origin": origin}
+            )
+    assert allowed.status_code == 200, allowed.text
+    listed = {h.strip() for h in allowed.headers["access-control-allow-headers"].split(",")}
+    assert {"mcp-method", "mcp-name", "mcp-param-region", "mcp-protocol-version"} <= {
+        h.lower() for h in listed
+    }
+    assert params_only.status_code == 200
+    assert "mcp-param-a" in params_only.headers["access-control-allow-headers"]
+    assert refused.status_code == 400
+    exposed = response.headers["access-control-expose-headers"].lower()
+    assert {"mcp-session-id", "mcp-protocol-version", "www-authenticate"} <= {
+        h.strip() for h in exposed.split(",")
+    }
