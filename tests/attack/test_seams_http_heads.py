@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -9,12 +10,15 @@ import httpx2
 import pytest
 
 from mcpfusion import HttpOptions
+from mcpfusion._dev.reload import LiveApp
+from mcpfusion._dev.server import console_app
 from mcpfusion._http import uvicorn_config
 from tests.e2e.sample_app import app as sample
 from tests.e2e.servers import uvicorn_in_process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
+CONSOLE_SAMPLE = Path(__file__).parents[1] / "browser" / "sample_app.py"
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 INITIALIZE = (
     b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
@@ -106,3 +110,30 @@ async def test_cors_preflight_allows_the_2026_headers() -> None:
     assert {"mcp-session-id", "mcp-protocol-version", "www-authenticate"} <= {
         h.strip() for h in exposed.split(",")
     }
+
+
+async def test_the_console_refuses_a_cross_site_post() -> None:
+    """A page elsewhere posting text/plain (no preflight) or JSON from its origin to the
+    console's /api/call with a leaked token is refused; the console's own call runs."""
+    token = "leaked-token"
+    call = b'{"tool": "orders", "action": "list_orders", "values": {}}'
+    app = console_app(LiveApp(f"{CONSOLE_SAMPLE}:app"), token)
+    with anyio.fail_after(60):
+        async with uvicorn_in_process(app) as port, httpx2.AsyncClient(timeout=10) as http:
+            url = f"http://127.0.0.1:{port}/api/call?token={token}"
+            own = f"http://127.0.0.1:{port}"
+            plain = await http.post(
+                url, content=call, headers={"Content-Type": "text/plain", "Origin": own}
+            )
+            foreign = await http.post(
+                url,
+                content=call,
+                headers={"Content-Type": "application/json", "Origin": "https://evil.example"},
+            )
+            allowed = await http.post(
+                url, content=call, headers={"Content-Type": "application/json", "Origin": own}
+            )
+    assert plain.status_code == 415
+    assert foreign.status_code == 403
+    assert allowed.status_code == 200
+    assert "event: result" in allowed.text
