@@ -2,7 +2,7 @@
 
 Host and Origin are parsed and compared exactly (DNS-rebinding protection); a POST must
 be JSON (415 otherwise); a stateless server has no stream to GET (405); a body that is
-too large (413) or too slow (408) is refused before it is parsed. A body that is not JSON
+too large (413) or too slow as a whole (408) is refused before it is parsed. A body that is not JSON
 (-32700), not JSON-RPC or with a repeated key (-32600) is answered here, with the id it
 carries and without quoting it; a batch is served member by member where the protocol
 version allows one (2025-03-26) and refused where it does not.
@@ -180,7 +180,7 @@ class RequestGuard:
         policy: the Host/Origin policy.
         stateless: whether the server keeps no sessions (then a GET is 405).
         max_body_bytes: a larger body is 413.
-        body_timeout: seconds a body may take to arrive between two chunks (then 408).
+        body_timeout: seconds the whole body may take to arrive (then 408).
     """
 
     def __init__(
@@ -333,25 +333,29 @@ class RequestGuard:
         return [m for m in found if isinstance(m, dict) and m.get("id") == member.get("id")]
 
     async def _body(self, receive: Receive, send: Send) -> bytes | None:
-        """The whole body, or ``None`` once a 408/413 (or a disconnect) ended the request."""
+        """The whole body, or ``None`` once a 408/413 (or a disconnect) ended the request.
+
+        The deadline is for the whole body: one bounded per pause let a body trickle in a
+        byte at a time, holding its connection and task for as long as the client liked.
+        """
         chunks: list[bytes] = []
         size = 0
-        while True:
-            with anyio.move_on_after(self.body_timeout) as waited:
+        with anyio.move_on_after(self.body_timeout) as waited:
+            while True:
                 message = await receive()
-            if waited.cancelled_caught:
-                await _plain(send, 408, "The request body took too long to arrive")
-                return None
-            if message["type"] == "http.disconnect":
-                return None
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body_bytes:
-                await _plain(send, 413, "Request body too large")
-                return None
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                return b"".join(chunks)
+                if message["type"] == "http.disconnect":
+                    return None
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > self.max_body_bytes:
+                    await _plain(send, 413, "Request body too large")
+                    return None
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    return b"".join(chunks)
+        if waited.cancelled_caught:
+            await _plain(send, 408, "The request body took too long to arrive")
+        return None
 
 
 def screen(body: bytes) -> tuple[Any, Any]:

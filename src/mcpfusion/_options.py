@@ -13,6 +13,12 @@ from mcpfusion._ratelimit import RateLimitStore
 DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 """The MCP SDK's own default request body limit (4 MiB)."""
 
+DEFAULT_MAX_HEAD_BYTES: Final = 64 * 1024
+"""The default bound on a request head, request line and headers (64 KiB)."""
+
+DEFAULT_MAX_HEADERS: Final = 100
+"""The default bound on the header fields of a request (Apache's ``LimitRequestFields``)."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HttpOptions:
@@ -43,9 +49,14 @@ class HttpOptions:
             ``Mcp-Protocol-Version`` and ``WWW-Authenticate`` exposed; they are allowed
             origins too.
         max_body_bytes: larger requests get HTTP 413 before they are parsed.
-        body_timeout: seconds a request body may pause between two chunks (then 408).
+        body_timeout: seconds a whole request body may take to arrive (then 408), however
+            it trickles in.
         header_timeout: seconds a request head may take once started; a slower connection
             is closed (slowloris).
+        max_head_bytes: bytes a request head (request line and headers) may take; a larger
+            one gets HTTP 431 and its connection is closed, before any check or handler
+            reads it.
+        max_headers: header fields a request may carry; more get HTTP 431 (as above).
         keep_alive_timeout: seconds an idle keep-alive connection is kept open.
         max_sessions: open stateful sessions at most; the next one gets 503.
         session_idle_timeout: seconds after which an idle stateful session is closed.
@@ -92,6 +103,8 @@ class HttpOptions:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     body_timeout: float = 30.0
     header_timeout: float = 10.0
+    max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES
+    max_headers: int = DEFAULT_MAX_HEADERS
     keep_alive_timeout: int = 5
     max_sessions: int = 1_000
     session_idle_timeout: float = 600.0
@@ -126,12 +139,20 @@ class HttpOptions:
             if isinstance(values, str) or not all(isinstance(v, str) for v in values):
                 raise TypeError(f"{name} is a list of str")
             object.__setattr__(self, name, tuple(values))
-        for name in ("max_body_bytes", "keep_alive_timeout", "max_sessions"):
+        for name in (
+            "max_body_bytes",
+            "max_head_bytes",
+            "max_headers",
+            "keep_alive_timeout",
+            "max_sessions",
+        ):
             _require(getattr(self, name), int, name)
         for name in ("body_timeout", "header_timeout", "session_idle_timeout"):
             _require(getattr(self, name), int | float, name)
         for name in (
             "max_body_bytes",
+            "max_head_bytes",
+            "max_headers",
             "body_timeout",
             "header_timeout",
             "keep_alive_timeout",

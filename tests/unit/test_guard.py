@@ -76,7 +76,7 @@ def test_more_than_one_origin_is_refused() -> None:
 
 
 def test_a_trailing_dot_or_a_second_host_header_is_refused() -> None:
-    """"localhost." is not "localhost", and a request with two Host headers names neither."""
+    """A trailing dot (localhost.) names another host, and two Host headers name none."""
     policy = HostPolicy(("localhost:*",))
     assert policy.host_allowed(["localhost:8000"])
     assert not policy.host_allowed(["localhost.:8000"])
@@ -101,6 +101,8 @@ def test_bad_patterns_fail_where_they_are_given() -> None:
         ("header_timeout", -1.0, ValueError, "header_timeout must be positive"),
         ("cors_origins", "https://x", TypeError, "cors_origins is a list of str"),
         ("keep_alive_timeout", True, TypeError, "keep_alive_timeout must be a int"),
+        ("max_head_bytes", 0, ValueError, "max_head_bytes must be positive"),
+        ("max_headers", 1.5, TypeError, "max_headers must be a int"),
     ],
 )
 def test_http_options_check_the_new_fields(
