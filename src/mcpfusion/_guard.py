@@ -2,7 +2,7 @@
 
 Host and Origin are parsed and compared exactly (DNS-rebinding protection); a POST must
 be JSON (415 otherwise); a stateless server has no stream to GET (405); a body that is
-too large (413) or too slow (408) is refused before it is parsed. A body that is not JSON
+too large (413) or too slow as a whole (408) is refused before it is parsed. A body that is not JSON
 (-32700), not JSON-RPC or with a repeated key (-32600) is answered here, with the id it
 carries and without quoting it; a batch is served member by member where the protocol
 version allows one (2025-03-26), up to a bound, until its client goes away, and refused
@@ -78,7 +78,9 @@ class Address:
                 return None
         if port is not None and port != "*" and not _PORT.fullmatch(port):
             return None
-        return cls(host.lower().rstrip("."), port)
+        # A trailing dot is kept: "localhost." is another name (and browser origin) than
+        # "localhost", and matches only a pattern that spells it.
+        return cls(host.lower(), port)
 
     def matches(self, allowed: Address, default_port: str | None = None) -> bool:
         """Whether this concrete address is allowed by the pattern ``allowed``."""
@@ -137,9 +139,9 @@ class HostPolicy:
         """Whether Host and Origin are checked."""
         return self.hosts is not None
 
-    def host_allowed(self, value: str | None) -> bool:
-        """Whether a ``Host`` header value names an allowed host."""
-        address = Address.parse(value) if value else None
+    def host_allowed(self, values: Sequence[str]) -> bool:
+        """Whether the one ``Host`` header (none or more than one is refused) is allowed."""
+        address = Address.parse(values[0]) if len(values) == 1 else None
         allowed = (Address.parse(host) for host in self.hosts or ())
         return address is not None and any(a is not None and address.matches(a) for a in allowed)
 
@@ -180,7 +182,7 @@ class RequestGuard:
         policy: the Host/Origin policy.
         stateless: whether the server keeps no sessions (then a GET is 405).
         max_body_bytes: a larger body is 413.
-        body_timeout: seconds a body may take to arrive between two chunks (then 408).
+        body_timeout: seconds the whole body may take to arrive (then 408).
         max_batch_size: a batch of more messages is refused whole.
         sessions: the open stateful sessions' transports, by session id (the SDK's), whose
             negotiated protocol version decides whether a batch is allowed.
@@ -215,7 +217,7 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         if self.policy.protected:
-            if not self.policy.host_allowed(next(iter(_headers(scope, b"host")), None)):
+            if not self.policy.host_allowed(_headers(scope, b"host")):
                 logger.info("refused a request for a Host this server does not serve")
                 await _plain(send, 421, "Invalid Host header")
                 return
@@ -408,25 +410,29 @@ class RequestGuard:
         return [m for m in found if isinstance(m, dict) and m.get("id") == member.get("id")]
 
     async def _body(self, receive: Receive, send: Send) -> bytes | None:
-        """The whole body, or ``None`` once a 408/413 (or a disconnect) ended the request."""
+        """The whole body, or ``None`` once a 408/413 (or a disconnect) ended the request.
+
+        The deadline is for the whole body: one bounded per pause let a body trickle in a
+        byte at a time, holding its connection and task for as long as the client liked.
+        """
         chunks: list[bytes] = []
         size = 0
-        while True:
-            with anyio.move_on_after(self.body_timeout) as waited:
+        with anyio.move_on_after(self.body_timeout) as waited:
+            while True:
                 message = await receive()
-            if waited.cancelled_caught:
-                await _plain(send, 408, "The request body took too long to arrive")
-                return None
-            if message["type"] == "http.disconnect":
-                return None
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body_bytes:
-                await _plain(send, 413, "Request body too large")
-                return None
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                return b"".join(chunks)
+                if message["type"] == "http.disconnect":
+                    return None
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > self.max_body_bytes:
+                    await _plain(send, 413, "Request body too large")
+                    return None
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    return b"".join(chunks)
+        if waited.cancelled_caught:
+            await _plain(send, 408, "The request body took too long to arrive")
+        return None
 
 
 def screen(body: bytes) -> tuple[Any, Any]:

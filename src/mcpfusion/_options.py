@@ -16,6 +16,12 @@ DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 MIN_STATE_KEY_BYTES: Final = 32
 """The shortest request-state key the MCP SDK's sealing accepts (32 bytes of randomness)."""
 
+DEFAULT_MAX_HEAD_BYTES: Final = 64 * 1024
+"""The default bound on a request head, request line and headers (64 KiB)."""
+
+DEFAULT_MAX_HEADERS: Final = 100
+"""The default bound on the header fields of a request (Apache's ``LimitRequestFields``)."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HttpOptions:
@@ -41,13 +47,21 @@ class HttpOptions:
         allowed_origins: ``Origin`` header values to accept (default: ``http://`` and
             ``https://`` on each allowed host).
         cors_origins: origins of browser clients allowed across origins (CORS): preflight
-            requests are answered and the MCP headers exposed; they are allowed origins too.
+            requests for the MCP headers (2026-07-28's ``Mcp-Method``, ``Mcp-Name`` and
+            ``Mcp-Param-*`` included) are answered, and ``Mcp-Session-Id``,
+            ``Mcp-Protocol-Version`` and ``WWW-Authenticate`` exposed; they are allowed
+            origins too.
         max_body_bytes: larger requests get HTTP 413 before they are parsed.
-        body_timeout: seconds a request body may pause between two chunks (then 408).
+        body_timeout: seconds a whole request body may take to arrive (then 408), however
+            it trickles in.
         max_batch_size: messages one JSON-RPC batch may hold (default 100); a larger batch
             is refused whole (-32600). Batches exist on protocol 2025-03-26 only.
         header_timeout: seconds a request head may take once started; a slower connection
             is closed (slowloris).
+        max_head_bytes: bytes a request head (request line and headers) may take; a larger
+            one gets HTTP 431 and its connection is closed, before any check or handler
+            reads it.
+        max_headers: header fields a request may carry; more get HTTP 431 (as above).
         keep_alive_timeout: seconds an idle keep-alive connection is kept open.
         max_sessions: open stateful sessions at most; the next one gets 503.
         max_sessions_per_credential: open stateful sessions one verified credential may
@@ -103,6 +117,8 @@ class HttpOptions:
     body_timeout: float = 30.0
     max_batch_size: int = 100
     header_timeout: float = 10.0
+    max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES
+    max_headers: int = DEFAULT_MAX_HEADERS
     keep_alive_timeout: int = 5
     max_sessions: int = 1_000
     max_sessions_per_credential: int = 100
@@ -139,12 +155,20 @@ class HttpOptions:
             if isinstance(values, str) or not all(isinstance(v, str) for v in values):
                 raise TypeError(f"{name} is a list of str")
             object.__setattr__(self, name, tuple(values))
-        for name in ("max_body_bytes", "keep_alive_timeout", "max_sessions"):
+        for name in (
+            "max_body_bytes",
+            "max_head_bytes",
+            "max_headers",
+            "keep_alive_timeout",
+            "max_sessions",
+        ):
             _require(getattr(self, name), int, name)
         for name in ("body_timeout", "header_timeout", "session_idle_timeout"):
             _require(getattr(self, name), int | float, name)
         for name in (
             "max_body_bytes",
+            "max_head_bytes",
+            "max_headers",
             "body_timeout",
             "header_timeout",
             "keep_alive_timeout",

@@ -282,9 +282,52 @@ async def test_a_call_to_an_unknown_tool_is_a_bad_request(counter: TokenCounter)
         unknown = await http.post(
             "/api/call", headers={TOKEN_HEADER: TOKEN}, json={"tool": "nope", "values": {}}
         )
-        malformed = await http.post("/api/call", headers={TOKEN_HEADER: TOKEN}, content=b"not json")
+        malformed = await http.post(
+            "/api/call",
+            headers={TOKEN_HEADER: TOKEN, "Content-Type": "application/json"},
+            content=b"not json",
+        )
     assert unknown.status_code == malformed.status_code == 400
     assert unknown.json() == {"error": "unknown tool 'nope'"}
+
+
+@pytest.mark.anyio
+async def test_a_call_from_another_origin_or_not_json_is_refused(counter: TokenCounter) -> None:
+    """A POST with a foreign, malformed or repeated Origin is 403; one that is not JSON 415."""
+    body = {"tool": "orders", "action": "list_orders", "values": {}}
+    async with client(counter) as http:
+        for origin in (
+            "http://evil.example",
+            "http://127.0.0.1:9999",
+            "null",
+            "https://127.0.0.1:8765",
+        ):
+            response = await http.post(
+                "/api/call", params={"token": TOKEN}, headers={"Origin": origin}, json=body
+            )
+            assert response.status_code == 403, origin
+            assert response.json() == {"error": "cross-origin request refused"}
+        twice = [("Origin", "http://127.0.0.1:8765")] * 2
+        repeated = await http.post("/api/call", params={"token": TOKEN}, headers=twice, json=body)
+        plain = await http.post(
+            "/api/call",
+            params={"token": TOKEN},
+            headers={"Content-Type": "text/plain"},
+            content=json.dumps(body).encode(),
+        )
+        own = await http.post(
+            "/api/call",
+            params={"token": TOKEN},
+            headers={"Origin": "http://127.0.0.1:8765"},
+            json=body,
+        )
+    assert repeated.status_code == 403
+    assert (plain.status_code, plain.json()) == (
+        415,
+        {"error": "Content-Type must be application/json"},
+    )
+    assert own.status_code == 200
+    assert events(own.text)[-1][0] == "result"
 
 
 @pytest.mark.anyio

@@ -15,12 +15,12 @@ from mcpfusion._guard import Address, HostPolicy, Origin
         ("LOCALHOST:8000", Address("localhost", "8000")),
         ("[::1]:80", Address("::1", "80")),
         ("[::1]", Address("::1", None)),
-        ("example.com.:443", Address("example.com", "443")),
+        ("example.com.:443", Address("example.com.", "443")),
         ("name:*", Address("name", "*")),
     ],
 )
 def test_addresses_parse(text: str, parsed: Address) -> None:
-    """Host forms read as host and port: case folded, brackets dropped, trailing dot too."""
+    """Host forms read as host and port: case folded, brackets dropped, a trailing dot kept."""
     assert Address.parse(text) == parsed
 
 
@@ -75,6 +75,16 @@ def test_more_than_one_origin_is_refused() -> None:
     assert policy.origin_allowed([])
 
 
+def test_a_trailing_dot_or_a_second_host_header_is_refused() -> None:
+    """A trailing dot (localhost.) names another host, and two Host headers name none."""
+    policy = HostPolicy(("localhost:*",))
+    assert policy.host_allowed(["localhost:8000"])
+    assert not policy.host_allowed(["localhost.:8000"])
+    assert not policy.host_allowed(["localhost:8000", "localhost:8000"])
+    assert not policy.host_allowed([])
+    assert HostPolicy(("example.com.:*",)).host_allowed(["example.com."])
+
+
 def test_bad_patterns_fail_where_they_are_given() -> None:
     """A pattern that is not a host or an origin raises when the policy is made."""
     with pytest.raises(ValueError, match="not a host or host:port pattern"):
@@ -91,6 +101,8 @@ def test_bad_patterns_fail_where_they_are_given() -> None:
         ("header_timeout", -1.0, ValueError, "header_timeout must be positive"),
         ("cors_origins", "https://x", TypeError, "cors_origins is a list of str"),
         ("keep_alive_timeout", True, TypeError, "keep_alive_timeout must be a int"),
+        ("max_head_bytes", 0, ValueError, "max_head_bytes must be positive"),
+        ("max_headers", 1.5, TypeError, "max_headers must be a int"),
     ],
 )
 def test_http_options_check_the_new_fields(

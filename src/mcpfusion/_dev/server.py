@@ -28,6 +28,7 @@ from mcpfusion._app import Fusion
 from mcpfusion._catalog import Catalog
 from mcpfusion._dev.forms import action_forms, form_arguments
 from mcpfusion._dev.reload import LiveApp
+from mcpfusion._guard import Address, Origin, _is_json
 from mcpfusion._renderer import renderer_document
 from mcpfusion._response import ToolResponse
 from mcpfusion.cli import UsageError
@@ -222,6 +223,34 @@ class CallStream(Response):
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
+def _cross_site(request: Request) -> Response | None:
+    """The refusal of a POST another page could have sent, or ``None`` for the console's own.
+
+    The token is in the page's URL, so it may leak (history, a shared screen); a page of
+    another origin can still not make the browser post JSON here: a cross-origin
+    ``application/json`` POST needs a preflight the console never answers, and one whose
+    ``Origin`` (sent with every browser POST) is not the console's own is refused.
+    """
+    origins = request.headers.getlist("origin")
+    if origins:
+        origin = Origin.parse(origins[0]) if len(origins) == 1 else None
+        address = Address.parse(request.headers.get("host", ""))
+        own = Origin("http", address) if address is not None else None
+        if origin is None or own is None or not origin.matches(own):
+            return JSONResponse(
+                {"error": "cross-origin request refused"},
+                status_code=403,
+                headers=_SECURITY_HEADERS,
+            )
+    if not _is_json(request.headers.getlist("content-type")):
+        return JSONResponse(
+            {"error": "Content-Type must be application/json"},
+            status_code=415,
+            headers=_SECURITY_HEADERS,
+        )
+    return None
+
+
 def console_app(live: LiveApp, token: str, *, counter: TokenCounter | None = None) -> ASGIApp:
     """The console as an ASGI app over ``live``, guarded by ``token``."""
     counter = counter or TokenCounter()
@@ -251,6 +280,9 @@ def console_app(live: LiveApp, token: str, *, counter: TokenCounter | None = Non
         )
 
     async def call(request: Request) -> Response:
+        refusal = _cross_site(request)
+        if refusal is not None:
+            return refusal
         try:
             body = await request.json()
             name, action, values = body["tool"], body.get("action"), body.get("values") or {}
