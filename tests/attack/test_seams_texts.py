@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+import warnings
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -158,29 +159,39 @@ class Client_:
         }
 
 
-Opener = Callable[..., AbstractAsyncContextManager[Client]]
+@dataclass(frozen=True)
+class Served:
+    """The app served over HTTP: how to open a client, and whether it speaks 2025-11-25."""
+
+    url: str
+    legacy: bool
+
+    def open(self, **kw: Any) -> Client:
+        """An official client, in the protocol era of this server's parameter."""
+        return Client(self.url, mode="legacy", **kw) if self.legacy else Client(self.url, **kw)
+
+    async def listen(self, client: Client) -> None:
+        """Asks for every log message (2025-11-25 asks per session, 2026-07-28 per request)."""
+        if self.legacy:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # deprecated on 2026-07-28, current before
+                await client.set_logging_level("debug")
 
 
-@pytest.fixture(params=["http", "http-stateless"])
-async def opener(request: pytest.FixtureRequest) -> AsyncIterator[Opener]:
-    """Serves the app over streamable HTTP on 127.0.0.1 (stateful, then stateless)."""
+@pytest.fixture(params=["http", "http-stateless", "http-legacy"])
+async def served(request: pytest.FixtureRequest) -> AsyncIterator[Served]:
+    """Serves the app over streamable HTTP on 127.0.0.1: stateful, stateless, and stateful
+    to a 2025-11-25 client (questions in the middle of the call)."""
     options = HttpOptions(log_level="warning", stateless=request.param == "http-stateless")
     async with uvicorn_in_process(uvicorn_config(app, options)) as port:
-        url = f"http://127.0.0.1:{port}/mcp"
-
-        @asynccontextmanager
-        async def open_(**kw: Any) -> AsyncIterator[Client]:
-            async with Client(url, **kw) as client:
-                yield client
-
-        yield open_
+        yield Served(f"http://127.0.0.1:{port}/mcp", request.param == "http-legacy")
 
 
-async def test_prompt_text_and_embedded_text_get_u_fffd(opener: Opener) -> None:
+async def test_prompt_text_and_embedded_text_get_u_fffd(served: Served) -> None:
     """A lone surrogate in a prompt's text or embedded resource is U+FFFD, not a request
     left unanswered (the prompt's own text is the app's, so its tags are kept)."""
     with anyio.fail_after(30):
-        async with opener() as client:
+        async with served.open() as client:
             result = await client.get_prompt("brief", {"topic": "x"})
     first, second = (message.content for message in result.messages)
     assert isinstance(first, types.TextContent) and isinstance(second, types.EmbeddedResource)
@@ -189,31 +200,33 @@ async def test_prompt_text_and_embedded_text_get_u_fffd(opener: Opener) -> None:
     assert second.resource.text == HOSTILE.replace("\ud800", "\ufffd")
 
 
-async def test_completion_values_are_clean(opener: Opener) -> None:
+async def test_completion_values_are_clean(served: Served) -> None:
     """Completion values get U+FFFD for a lone surrogate and neutralized reserved tags."""
     reference = types.PromptReference(type="ref/prompt", name="brief")
     with anyio.fail_after(30):
-        async with opener() as client:
+        async with served.open() as client:
             result = await client.complete(reference, {"name": "topic", "value": ""})
     assert result.completion.values == [CLEAN, "plain"]
 
 
-async def test_log_data_is_clean(opener: Opener) -> None:
+async def test_log_data_is_clean(served: Served) -> None:
     """ctx.log's data reaches the client with U+FFFD and neutralized tags, keys included."""
     heard = Client_()
     with anyio.fail_after(30):
-        async with opener(**heard.options()) as client:
+        async with served.open(**heard.options()) as client:
+            await served.listen(client)
             result = await client.call_tool("texts", {"action": "log"})
     assert first_text(result) == "logged"
     assert heard.logs == [{"message": "hostile data", "data": {CLEAN: [CLEAN]}}]
 
 
-async def test_questions_and_sampling_prompts_are_neutralized(opener: Opener) -> None:
+async def test_questions_and_sampling_prompts_are_neutralized(served: Served) -> None:
     """An elicitation message, a Confirm template quoting the model's argument and a
     sampling prompt (messages and system) reach the client neutralized, with U+FFFD."""
     heard = Client_()
     with anyio.fail_after(30):
-        async with opener(**heard.options()) as client:
+        async with served.open(**heard.options()) as client:
+            await served.listen(client)
             asked = await client.call_tool("texts", {"action": "ask"})
             # A client cannot send a lone surrogate: the model's argument holds the tags.
             paid = await client.call_tool("texts", {"action": "pay", "note": TAGS})
@@ -225,26 +238,40 @@ async def test_questions_and_sampling_prompts_are_neutralized(opener: Opener) ->
     assert set(map(repr, heard.prompts)) == {repr(([CLEAN], CLEAN))}
 
 
-async def test_values_are_written_as_what_they_are(opener: Opener) -> None:
-    """toon_success('123') decodes to the string; an IntEnum priority is written as its
-    number; an OSError in details is named by its type, never its path; an image must be
-    image/*."""
+async def _call(served: Served, action: str) -> types.CallToolResult:
+    """One call of the ``texts`` tool over a fresh client."""
     with anyio.fail_after(30):
-        async with opener() as client:
-            toon = await client.call_tool("texts", {"action": "toon"})
-            ranked_ = await client.call_tool("texts", {"action": "ranked"})
-            missing_ = await client.call_tool("texts", {"action": "missing"})
-            picture_ = await client.call_tool("texts", {"action": "picture"})
-    assert toon_format.decode(first_text(toon)) == "123"
-    block = parse(ranked_.content).view.ui_blocks[0]
+        async with served.open() as client:
+            return await client.call_tool("texts", {"action": action})
+
+
+async def test_toon_success_keeps_a_digit_string_a_string(served: Served) -> None:
+    """toon_success('123') sends TOON that decodes to the string, not the number 123."""
+    assert toon_format.decode(first_text(await _call(served, "toon"))) == "123"
+
+
+async def test_an_int_enum_priority_is_written_as_its_number(served: Served) -> None:
+    """An IntEnum priority whose str/format is markup is written priority="3"."""
+    result = await _call(served, "ranked")
+    block = parse(result.content).view.ui_blocks[0]
     assert (block.priority, type(block.priority)) == (3, int)
-    shown = ranked_.content[1]
+    shown = result.content[1]
     assert isinstance(shown, types.TextContent) and shown.text.startswith(
         '<ui_passthrough type="summary" priority="3">'
     )
-    error = parse(missing_.content).error
+
+
+async def test_an_oserror_in_details_is_named_by_its_type(served: Served) -> None:
+    """A ToolError detail holding an OSError says its type, never its text or file path."""
+    result = await _call(served, "missing")
+    error = parse(result.content).error
     assert error is not None and error.details == {"cause": "a FileNotFoundError value"}
-    assert "/srv/secret" not in first_text(missing_)
-    refused = parse(picture_.content).error
-    assert picture_.is_error and refused is not None and refused.code == "INTERNAL_ERROR"
-    assert not any(isinstance(item, types.ImageContent) for item in picture_.content)
+    assert "/srv/secret" not in first_text(result)
+
+
+async def test_an_image_must_be_an_image_type(served: Served) -> None:
+    """An Image claiming text/html is refused where it is made: INTERNAL_ERROR, no image."""
+    result = await _call(served, "picture")
+    refused = parse(result.content).error
+    assert result.is_error and refused is not None and refused.code == "INTERNAL_ERROR"
+    assert not any(isinstance(item, types.ImageContent) for item in result.content)
