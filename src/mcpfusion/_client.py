@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from mcpfusion._datablock import to_jsonable
+from mcpfusion._datablock import neutralize_strings, to_jsonable
 from mcpfusion._errors import DefinitionError
 from mcpfusion._failures import invalid_answer, not_confirmed, unsupported_by_client
 from mcpfusion._format import fold_lines, neutralize
+from mcpfusion._repair import repaired
 
 if TYPE_CHECKING:
     from mcpfusion._context import Request
@@ -194,7 +195,11 @@ async def log(request: Request, level: str, message: str, data: Any = None) -> N
     text = neutralize(fold_lines(message[: LOG_MESSAGE_LIMIT + 1]))
     if len(text) > LOG_MESSAGE_LIMIT:
         text = text[: LOG_MESSAGE_LIMIT - 1] + "…"
-    payload: Any = text if data is None else {"message": text, "data": to_jsonable(data)}
+    # The client shows data as it shows the message: its strings follow SPEC §7 as
+    # structured content's do (the string itself carries &lt;), lone surrogates as U+FFFD.
+    payload: Any = (
+        text if data is None else {"message": text, "data": neutralize_strings(to_jsonable(data))}
+    )
     try:
         await client.log(level, payload, f"{request.tool}.{request.action}")
     except Exception:
@@ -218,7 +223,8 @@ def elicitation_schema(schema: type[BaseModel] | Mapping[str, Any]) -> dict[str,
                     prop.update(kinds[0])
         return rendered
     if isinstance(schema, Mapping):
-        return dict(schema)
+        # A transport cannot encode a lone surrogate in a title or description: U+FFFD.
+        return dict(repaired(dict(schema)))
     raise TypeError(
         f"elicit takes a pydantic model class or a JSON Schema dict; got {type(schema).__name__}"
     )
@@ -237,7 +243,9 @@ async def elicit(
     client = request.client
     if client is None or not client.supports("elicitation"):
         raise unsupported_by_client("elicitation", request.tool, request.action)
-    action, content = await client.elicit(message, requested, key=key)
+    # The client shows the question as it is (a Confirm template holds the model's own
+    # arguments): SPEC §7's neutralization, lone surrogates as U+FFFD.
+    action, content = await client.elicit(neutralize(message), requested, key=key)
     if action != "accept":
         return Elicitation(action)
     if not isinstance(content, Mapping):
@@ -275,13 +283,19 @@ async def sample(
             raise TypeError("sampling messages are (role, text) pairs, role 'user' or 'assistant'")
     if not checked:
         raise ValueError("sampling needs at least one message")
+    if system is not None and not isinstance(system, str):
+        raise TypeError(f"a system prompt is a str; got {type(system).__name__}")
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise ValueError(f"max_tokens is a positive int; got {max_tokens!r}")
     client = request.client
     if client is None or not client.supports("sampling"):
         raise unsupported_by_client("sampling", request.tool, request.action)
+    # The client shows the prompt before its model reads it: SPEC §7 applies to it, as
+    # to every text the framework sends (lone surrogates as U+FFFD).
+    prompt = [(role, neutralize(text)) for role, text in checked]
+    system = None if system is None else neutralize(system)
     return await client.sample(
-        checked, system=system, max_tokens=max_tokens, temperature=temperature, key=key
+        prompt, system=system, max_tokens=max_tokens, temperature=temperature, key=key
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any, Final
 
 from mcpfusion._action import Action
 from mcpfusion._errors import DefinitionError
+from mcpfusion._format import neutralize
 
 MAX_VALUES: Final = 100
 """MCP sends at most this many completion values; ``total`` and ``hasMore`` say the rest."""
@@ -73,7 +74,7 @@ def completer(
 
 
 def completion(values: Iterable[Any]) -> dict[str, Any]:
-    """The MCP ``Completion`` of what a completer returned: at most ``MAX_VALUES`` strings.
+    """The MCP ``Completion`` of a completer's strings: at most ``MAX_VALUES``, neutralized.
 
     Raises:
         TypeError: if it returned something other than strings.
@@ -85,7 +86,10 @@ def completion(values: Iterable[Any]) -> dict[str, Any]:
     found = list(values)
     if not all(isinstance(value, str) for value in found):
         raise TypeError("a completer returns str values")
-    result: dict[str, Any] = {"values": found[:MAX_VALUES], "total": len(found)}
+    # A client shows the values to the user and may hand them to its model: SPEC §7
+    # applies, and a lone surrogate (no transport can encode it) becomes U+FFFD.
+    sent = [neutralize(value) for value in found[:MAX_VALUES]]
+    result: dict[str, Any] = {"values": sent, "total": len(found)}
     if len(found) > MAX_VALUES:
         result["hasMore"] = True
     return result

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import base64
 import copy
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, Final, TypeAlias
+
+# RFC 6838's restricted names: "type/subtype", each a letter or digit then up to 126 of
+# letters, digits and !#$&^_.+- ("image/svg+xml", "audio/x-wav").
+_NAME: Final = r"[A-Za-z0-9][\w!#$&^.+-]{0,126}"
+_MEDIA_TYPE: Final = re.compile(f"{_NAME}/{_NAME}", re.ASCII)
 
 
 def _check_bytes(owner: str, data: Any) -> None:
@@ -43,6 +49,15 @@ class _Media:
         owner = type(self).__name__
         _check_bytes(owner, self.data)
         _check_text(owner, "mime_type", self.mime_type)
+        # A client picks how to show the bytes by this type: an "image" of type text/html
+        # (or a type carrying parameters, markup, line breaks) is refused where it is made.
+        if not _MEDIA_TYPE.fullmatch(self.mime_type) or not self.mime_type.lower().startswith(
+            f"{self.KIND}/"
+        ):
+            raise ValueError(
+                f"{owner} mime_type must be {self.KIND}/<subtype> (RFC 6838 characters, "
+                f"no parameters); got {self.mime_type!r}"
+            )
 
     def to_mcp(self) -> dict[str, Any]:
         """The MCP content (``ImageContent``, ``AudioContent``) as a JSON-compatible dict."""

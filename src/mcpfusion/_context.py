@@ -231,8 +231,9 @@ class Context:
         Sent only at the level the client asked for (``logging/setLevel``, or the
         request's log level on MCP 2026-07-28); never raises for delivery. The message
         follows the text rules of every block (neutralized, line breaks folded, cut to
-        ``LOG_MESSAGE_LIMIT`` characters); ``data`` is sent as JSON beside it, so never
-        put in it what a Presenter would hide.
+        ``LOG_MESSAGE_LIMIT`` characters); ``data`` is sent as JSON beside it, its strings
+        neutralized as structured content's are, so never put in it what a Presenter would
+        hide.
         """
         await _client.log(self.request, level, message, data)
 
@@ -259,9 +260,11 @@ class Context:
 
         ``schema`` is a pydantic model of flat, primitive fields (or a JSON Schema).
         Returns the answer: ``accepted`` with ``data`` (an instance of the model), or
-        declined or cancelled. On MCP 2026-07-28 the call runs again from the start once
-        the client answers, so ask before changing anything; ``key`` names the question
-        across those rounds (by default its place: the first question, the second...).
+        declined or cancelled. The message is neutralized like every text a client shows
+        (SPEC §7), as a sampling prompt is. On MCP 2026-07-28 the call runs again from the
+        start once the client answers, so ask before changing anything; ``key`` names the
+        question across those rounds (by default its place: the first question, the
+        second...).
 
         Raises:
             ToolError: ``UNSUPPORTED_BY_CLIENT`` when the client cannot be asked;

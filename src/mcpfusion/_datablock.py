@@ -135,9 +135,19 @@ def to_toon(value: Any, delimiter: Delimiter = "|") -> str:
     return neutralize(text)
 
 
-def render_data(value: Any, data_format: DataFormat = "json", delimiter: Delimiter = "|") -> str:
-    """Renders the text of a data block: a str verbatim, ``None``/``""`` as ``OK``."""
-    if isinstance(value, str):
+def render_data(
+    value: Any,
+    data_format: DataFormat = "json",
+    delimiter: Delimiter = "|",
+    *,
+    str_as_data: bool = False,
+) -> str:
+    """Renders the text of a data block: a str verbatim, ``None``/``""`` as ``OK``.
+
+    With ``str_as_data`` a non-empty str in TOON is encoded like any value (``"123"``
+    quoted), so the text decodes to the string (SPEC §10), not to a number.
+    """
+    if isinstance(value, str) and not (str_as_data and value and data_format == "toon"):
         return neutralize(value) if value else EMPTY_TEXT
     if value is None:
         return EMPTY_TEXT

@@ -54,10 +54,12 @@ class UIBlock:
             raise TypeError(f"title must be a str; got {type(self.title).__name__}")
         if self.width is not None and self.width not in UI_WIDTHS:
             raise ValueError(f"width must be one of full, half, third; got {self.width!r}")
-        if self.priority is not None and (
-            isinstance(self.priority, bool) or not isinstance(self.priority, int)
-        ):
-            raise TypeError(f"priority must be an int; got {self.priority!r}")
+        if self.priority is not None:
+            if isinstance(self.priority, bool) or not isinstance(self.priority, int):
+                raise TypeError(f"priority must be an int; got {self.priority!r}")
+            # A subclass (an IntEnum) may write anything as its text: the attribute holds
+            # the plain number.
+            object.__setattr__(self, "priority", int.__int__(self.priority))
 
     @property
     def text(self) -> str:

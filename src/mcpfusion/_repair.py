@@ -42,7 +42,8 @@ def _walk(value: Any, path: set[int]) -> Any:
         ValueError: on a container that holds itself.
     """
     if isinstance(value, str):
-        return _SURROGATES.sub("\ufffd", value)
+        # isascii() is O(1) (a flag of the str): a base64 blob costs no scan.
+        return value if value.isascii() else _SURROGATES.sub("\ufffd", value)
     if not isinstance(value, dict | list | tuple):
         return value
     if id(value) in path:

@@ -187,10 +187,14 @@ def render_parts(
 
 
 def render_value(
-    data: Any, data_format: DataFormat = "json", delimiter: Delimiter = "|"
+    data: Any,
+    data_format: DataFormat = "json",
+    delimiter: Delimiter = "|",
+    *,
+    str_as_data: bool = False,
 ) -> ToolResponse:
-    """A response with only a data block: a plain value, a str, ``None``."""
-    text = render_data(data, data_format, delimiter)
+    """A response with only a data block: a plain value, a str, ``None`` (``render_data``)."""
+    text = render_data(data, data_format, delimiter, str_as_data=str_as_data)
     return _new_response((text,), False, None, (), (), new_view(data, (), (), (), (), (), (), ""))
 
 
@@ -205,8 +209,12 @@ def success(data: Any) -> ToolResponse:
 
 
 def toon_success(data: Any, *, delimiter: Delimiter = "|") -> ToolResponse:
-    """A response whose data block is TOON, ``|``-delimited unless told (SPEC §10)."""
-    return render_value(data, "toon", delimiter)
+    """A response whose data block is TOON, ``|``-delimited unless told (SPEC §10).
+
+    A str is TOON too: ``toon_success("123")`` sends ``"123"``, which decodes to the
+    string (sent bare, it would decode to the number).
+    """
+    return render_value(data, "toon", delimiter, str_as_data=True)
 
 
 def success_structured(data: Any) -> ToolResponse:

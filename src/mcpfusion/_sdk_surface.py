@@ -15,6 +15,7 @@ from mcpfusion._bearer import identity_of
 from mcpfusion._client import InputNeeded
 from mcpfusion._content import Attachment, Audio, EmbeddedResource, Image, ResourceLink
 from mcpfusion._identity import Identity, scopes_of
+from mcpfusion._repair import repaired
 from mcpfusion._sdk_client import ClientHub, SdkClient, input_required
 from mcpfusion._surface import Surface, SurfaceError
 
@@ -41,7 +42,7 @@ caller's data, so any cache may share it."""
 
 def sdk_content(item: Attachment) -> types.ContentBlock:
     """The SDK model of an image, a sound, an embedded resource or a resource link."""
-    model: types.ContentBlock = _CONTENT[type(item)].model_validate(item.to_mcp())
+    model: types.ContentBlock = _CONTENT[type(item)].model_validate(repaired(item.to_mcp()))
     return model
 
 
@@ -139,8 +140,9 @@ def _resource_handlers(app: SurfaceApp, hub: ClientHub) -> dict[str, Any]:
             raise _error(exc) from None
         except InputNeeded as need:  # a question, asked by ending this round (2026-07-28)
             return input_required(need)
+        contents = repaired(list(read.contents))  # an embedded text, as a prompt's
         return types.ReadResourceResult.model_validate(
-            {"contents": list(read.contents), "ttlMs": read.ttl_ms, "cacheScope": read.cache_scope}
+            {"contents": contents, "ttlMs": read.ttl_ms, "cacheScope": read.cache_scope}
         )
 
     async def on_subscribe(
@@ -215,7 +217,9 @@ def _prompt_handlers(app: SurfaceApp, hub: ClientHub) -> dict[str, Any]:
             raise _error(exc) from None
         except InputNeeded as need:  # a question, asked by ending this round (2026-07-28)
             return input_required(need)
-        return types.GetPromptResult.model_validate(result.to_mcp())
+        # A handler's text, unlike a block, is not rendered: a lone surrogate in it would
+        # fail the write (an HTTP request left unanswered), so it becomes U+FFFD here.
+        return types.GetPromptResult.model_validate(repaired(result.to_mcp()))
 
     return {"on_list_prompts": on_list_prompts, "on_get_prompt": on_get_prompt}
 

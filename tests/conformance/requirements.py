@@ -853,7 +853,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     ),
     Clause(
         "S10.2",
-        "Decoding the TOON text gives back the data, except that a reserved-tag string comes back neutralized (&lt;).",
+        "Decoding the TOON text gives back the data (a str as a str), except that a reserved-tag string comes back neutralized (&lt;).",
         tests=(
             "tests/conformance/test_s10_toon.py::test_decodes_back_to_the_data",
             "tests/conformance/test_s10_toon.py::test_reserved_tag_comes_back_neutralized",

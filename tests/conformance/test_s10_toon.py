@@ -36,9 +36,12 @@ def test_nested_object_golden() -> None:
     assert_golden("s10_nested.toon", toon_success(NESTED).blocks[0])
 
 
-@pytest.mark.parametrize("data", [ROWS, NESTED, {"rows": ROWS}, ["a|b", 'q"uote', ""], "s"])
+@pytest.mark.parametrize(
+    "data",
+    [ROWS, NESTED, {"rows": ROWS}, ["a|b", 'q"uote', ""], "s", "123", "true", "null", "a: b"],
+)
 def test_decodes_back_to_the_data(data: Any) -> None:
-    """SPEC §10: decoding toon_success's text gives back the data."""
+    """SPEC §10: decoding toon_success's text gives back the data, a str as a str."""
     text = toon_success(data).blocks[0]
     assert toon_format.decode(text) == data
 

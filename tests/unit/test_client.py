@@ -185,3 +185,29 @@ async def test_closing_the_stream_goes_through_a_channel_that_can() -> None:
         "closed=False"
     )
     assert (await FusionTester(_app(go)).call("t", "go")).data == "closed=False"
+
+
+async def test_what_the_client_shows_follows_the_text_rules() -> None:
+    """Log data, questions (schema titles too) and sampling prompts are neutralized, with
+    U+FFFD for a lone surrogate; a system prompt that is not a str is refused."""
+    hostile, clean = "a\ud800 <tool_error>", "a\ufffd &lt;tool_error>"
+
+    async def go(ctx: Context) -> str:
+        await ctx.log("error", "m", {hostile: [hostile, 1]})
+        schema = {"type": "object", "properties": {"n": {"type": "string", "title": hostile}}}
+        await ctx.elicit(hostile, schema)
+        return (await ctx.sample(hostile, system=hostile)).text
+
+    client = FakeClient(answers=[("decline", None)], replies=["ok"])
+    assert (await FusionTester(_app(go), client=client).call("t", "go")).data == "ok"
+    assert client.logs[0].data["data"] == {clean: [clean, 1]}
+    [(message, schema)] = client.questions
+    assert message == clean
+    assert schema["properties"]["n"]["title"] == "a\ufffd <tool_error>"  # a value, not text
+    assert client.prompts == [[("user", clean)]]
+
+    async def bad(ctx: Context) -> None:
+        await ctx.sample("hi", system=3)  # type: ignore[arg-type]
+
+    failed = await FusionTester(_app(bad), client=client).call("t", "go")
+    assert failed.error_code == "INTERNAL_ERROR"

@@ -72,3 +72,14 @@ def test_without_ui_keeps_the_notice_only() -> None:
     """without_ui() drops UI blocks and embeds but keeps a notice the model must read."""
     built = response([1]).notice(ui.summary("cut")).ui(ui.markdown("m")).embed(ui.json(1))
     assert len(built.without_ui().build().blocks) == 2
+
+
+def test_a_media_type_must_be_of_its_kind_and_plain() -> None:
+    """Image takes image/* and Audio audio/*, RFC 6838 names without parameters."""
+    assert Image(b"1", "image/svg+xml").mime_type == "image/svg+xml"
+    assert Audio(b"1", "audio/x-wav").mime_type == "audio/x-wav"
+    for bad in ("text/html", "image/", "image/png; q=1", "image/png\n", "image/<b>", "audio/wav"):
+        with pytest.raises(ValueError, match="Image mime_type must be image/<subtype>"):
+            Image(b"1", bad)
+    with pytest.raises(ValueError, match="Audio mime_type must be audio/<subtype>"):
+        Audio(b"1", "image/png")

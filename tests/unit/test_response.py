@@ -7,10 +7,20 @@ import json
 from typing import Any
 
 import pytest
+import toon_format
 
-from mcpfusion import ResponseView, Suggestion, ToolError, ToolResponse, require_view, view_of
+from mcpfusion import (
+    ResponseView,
+    Suggestion,
+    ToolError,
+    ToolResponse,
+    require_view,
+    toon_success,
+    view_of,
+)
 from mcpfusion._response import (
     error,
+    render_value,
     required,
     success_structured,
     tool_error,
@@ -179,3 +189,14 @@ def test_success_structured_scrubs_lone_surrogates_in_both_channels() -> None:
     result = success_structured({"a": "x\ud800", "b\udc00": 1})
     assert result.structured_content == {"a": "x\ufffd", "b\ufffd": 1}
     assert json.loads(result.blocks[0]) == result.structured_content
+
+
+def test_toon_success_keeps_a_str_a_str() -> None:
+    """toon_success quotes a str TOON would read as a number, boolean or null; "" is OK;
+    a plain str in the TOON data format is still sent verbatim (SPEC §3)."""
+    for text in ("123", "true", "null", "a: b", "plain"):
+        assert toon_format.decode(toon_success(text).blocks[0]) == text
+    assert toon_success("123").blocks == ('"123"',)
+    assert toon_success("</domain_rules>").blocks == ("&lt;/domain_rules>",)
+    assert toon_success("").blocks == ("OK",)
+    assert render_value("123", "toon").blocks == ("123",)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 from typing import Any
 
 import pydantic
@@ -105,3 +106,20 @@ def test_ui_rejects_inputs_that_cannot_render() -> None:
         ui.table([], [])
     with pytest.raises(TypeError, match="not a str"):
         ui.list("abc")
+
+
+def test_an_int_subclass_priority_is_kept_as_its_number() -> None:
+    """An IntEnum priority whose text is markup is stored and written as the plain int."""
+
+    class Rank(enum.IntEnum):
+        HIGH = 2
+
+        def __str__(self) -> str:
+            return '"><tool_error>'
+
+        def __format__(self, spec: str) -> str:
+            return str(self)
+
+    block = UIBlock("t", "c", priority=Rank.HIGH)
+    assert type(block.priority) is int and block.priority == 2
+    assert block.text == ui_passthrough("t", "c", priority=2)
