@@ -9,7 +9,8 @@
  *
  * Everything in a result is untrusted: markdown goes through DOMPurify, chart options are
  * JSON.parse'd and never evaluated, mermaid runs with securityLevel 'strict', code and
- * envelopes are inserted as text.
+ * envelopes are inserted as text. A block that fails to render shows as a failure with its
+ * text; the other blocks render all the same.
  */
 (function (global) {
   "use strict";
@@ -48,6 +49,11 @@
   const WIDTHS = { full: 6, half: 3, third: 2 };
   const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
   const CHART_WAIT_MS = 5000;
+  // Markdown's containers (blockquotes, lists) past this depth are shown as text: marked
+  // parses them by recursion, and 1.7 KB of nested ">" overflowed the stack.
+  const MAX_NESTING = 32;
+  const CONTAINER = "[ \\t]{0,3}(?:>|[-+*](?=[ \\t])|\\d{1,9}[.)](?=[ \\t]))";
+  const NESTED = new RegExp("^((?:" + CONTAINER + "){" + MAX_NESTING + "})((?:" + CONTAINER + ")+)", "gm");
   // Keys of an echarts option that make the library open windows or write HTML.
   const CHART_DROPPED_KEYS = new Set(["link", "sublink", "dataView"]);
 
@@ -201,19 +207,25 @@
     while (stack.length) {
       const node = stack.pop();
       for (const key of Object.keys(node)) {
+        const value = node[key];
         if (CHART_DROPPED_KEYS.has(key)) {
           delete node[key];
-        } else if (node[key] && typeof node[key] === "object") {
-          stack.push(node[key]);
+        } else if (value && typeof value === "object") {
+          // Tooltips drawn on the canvas: the HTML mode writes formatter output as markup.
+          // Every tooltip, wherever it is: baseOption, options and media[].option are
+          // options too, merged into the top level by echarts.
+          if (key === "tooltip") textTooltips(value);
+          stack.push(value);
         }
       }
     }
-    // Tooltips drawn on the canvas: the HTML mode writes formatter output as markup.
-    const tooltips = Array.isArray(option.tooltip) ? option.tooltip : [option.tooltip];
-    for (const tooltip of tooltips) {
+    return option;
+  }
+
+  function textTooltips(value) {
+    for (const tooltip of Array.isArray(value) ? value : [value]) {
       if (tooltip && typeof tooltip === "object") tooltip.renderMode = "richText";
     }
-    return option;
   }
 
   // -- DOM helpers ------------------------------------------------------------------------
@@ -277,10 +289,19 @@
     return markdown;
   }
 
+  /** Escapes the container markers past MAX_NESTING on each line, so they show as text. */
+  function boundNesting(text) {
+    return text.replace(
+      NESTED,
+      (_, kept, excess) =>
+        kept + excess.replace(/([>+*-])|(\d{1,9})([.)])/g, (m, mark, digits, dot) => (mark ? "\\" + mark : digits + "\\" + dot)),
+    );
+  }
+
   /** Markdown as a sanitized DOM fragment. */
   function markdownFragment(text, inline) {
     const md = markedInstance();
-    const html = inline ? md.parseInline(text) : md.parse(text);
+    const html = inline ? md.parseInline(text) : md.parse(boundNesting(text));
     return purify().sanitize(html, MARKDOWN_POLICY);
   }
 
@@ -499,6 +520,35 @@
     return root;
   }
 
+  /** One block's node, where it goes (view, grid or notes), and any work for later. */
+  function renderBlock(block, hasUi) {
+    if (block.kind === "error") return ["view", renderError(block), null];
+    if (block.kind === "data") return ["view", renderData(block, !hasUi), null];
+    if (block.kind === "ui") return ["grid", ...renderUi(block)];
+    if (block.kind === "media") return ["grid", renderMedia(block), null];
+    if (block.kind === "other") {
+      const card = el("section", "mf-block");
+      card.dataset.kind = "other";
+      card.style.gridColumn = "span 6";
+      card.appendChild(pre(unneutralize(block.text), "mf-text"));
+      return ["grid", card, null];
+    }
+    return ["notes", renderNote(block), null];
+  }
+
+  /** The card of a block whose rendering threw: the error, then the block's text. */
+  function brokenBlock(block, error) {
+    const card = el("section", "mf-block");
+    card.dataset.kind = block.kind;
+    if (typeof block.type === "string") card.dataset.type = block.type;
+    card.style.gridColumn = "span 6";
+    const body = el("div", "mf-body");
+    card.appendChild(body);
+    const text = block.kind === "ui" ? block.content : block.text;
+    failed(body, "This block could not be shown", error, typeof text === "string" ? unneutralize(text) : undefined);
+    return card;
+  }
+
   /** Renders a CallToolResult into root (the document's #mcpfusion-root by default). */
   async function render(result, root) {
     root = root || defaultRoot();
@@ -511,21 +561,16 @@
     const notes = el("div", "mf-notes");
     const pending = [];
     const hasUi = parsed.blocks.some((b) => b.kind === "ui");
+    const places = { view, grid, notes };
     for (const block of parsed.blocks) {
-      if (block.kind === "error") view.appendChild(renderError(block));
-      else if (block.kind === "data") view.appendChild(renderData(block, !hasUi));
-      else if (block.kind === "ui") {
-        const [card, later] = renderUi(block);
-        grid.appendChild(card);
+      // Each block on its own: whatever one does, the others (and the rules) are shown.
+      try {
+        const [place, node, later] = renderBlock(block, hasUi);
+        places[place].appendChild(node);
         if (later) pending.push(later);
-      } else if (block.kind === "media") grid.appendChild(renderMedia(block));
-      else if (block.kind === "other") {
-        const card = el("section", "mf-block");
-        card.dataset.kind = "other";
-        card.style.gridColumn = "span 6";
-        card.appendChild(pre(unneutralize(block.text), "mf-text"));
-        grid.appendChild(card);
-      } else notes.appendChild(renderNote(block));
+      } catch (error) {
+        grid.appendChild(brokenBlock(block, error));
+      }
     }
     if (grid.childNodes.length) view.appendChild(grid);
     if (notes.childNodes.length) view.appendChild(notes);
