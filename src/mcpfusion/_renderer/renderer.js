@@ -11,6 +11,11 @@
  * JSON.parse'd and never evaluated, mermaid runs with securityLevel 'strict', code and
  * envelopes are inserted as text. A block that fails to render shows as a failure with its
  * text; the other blocks render all the same.
+ *
+ * The MCP App document leaves mermaid out (it would take the document past the 1 MiB an
+ * SSE client accepts in one event): it names the library's parts in a
+ * <meta name="mcpfusion-diagram-parts"> and, when a result has a diagram, reads them
+ * through the host (resources/read) and runs them as one script its policy allows by hash.
  */
 (function (global) {
   "use strict";
@@ -49,6 +54,7 @@
   const WIDTHS = { full: 6, half: 3, third: 2 };
   const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
   const CHART_WAIT_MS = 5000;
+  const DIAGRAM_WAIT_MS = 60000;
   // Markdown's containers (blockquotes, lists) past this depth are shown as text: marked
   // parses them by recursion, and 1.7 KB of nested ">" overflowed the stack.
   const MAX_NESTING = 32;
@@ -56,6 +62,9 @@
   const NESTED = new RegExp("^((?:" + CONTAINER + "){" + MAX_NESTING + "})((?:" + CONTAINER + ")+)", "gm");
   // Keys of an echarts option that make the library open windows or write HTML.
   const CHART_DROPPED_KEYS = new Set(["link", "sublink", "dataView"]);
+  // The series of the vendored echarts build (its publisher's "common" build): any other
+  // type would draw nothing, silently.
+  const CHART_SERIES = new Set(["line", "bar", "pie", "scatter"]);
 
   // -- parsing (no DOM) -------------------------------------------------------------------
 
@@ -215,11 +224,25 @@
           // Every tooltip, wherever it is: baseOption, options and media[].option are
           // options too, merged into the top level by echarts.
           if (key === "tooltip") textTooltips(value);
+          if (key === "series") supportedSeries(value);
           stack.push(value);
         }
       }
     }
     return option;
+  }
+
+  function supportedSeries(value) {
+    for (const series of Array.isArray(value) ? value : [value]) {
+      const type = series && typeof series === "object" ? series.type : undefined;
+      if (typeof type === "string" && !CHART_SERIES.has(type)) {
+        const error = new Error(
+          "the renderer draws " + Array.from(CHART_SERIES).join(", ") + " series, not " + JSON.stringify(type),
+        );
+        error.unsupported = true;
+        throw error;
+      }
+    }
   }
 
   function textTooltips(value) {
@@ -450,7 +473,8 @@
     try {
       option = chartOption(block.body);
     } catch (error) {
-      failed(body, "This chart's option is not valid JSON", error, block.body);
+      const what = error.unsupported ? "This chart could not be drawn" : "This chart's option is not valid JSON";
+      failed(body, what, error, block.body);
       return Promise.resolve();
     }
     try {
@@ -487,8 +511,55 @@
     mermaidReady = true;
   }
 
+  let diagramLibrary = null;
+
+  /** The diagram library: inlined, or read in parts through the host, once. */
+  function loadDiagrams() {
+    if (global.mermaid) return Promise.resolve();
+    if (diagramLibrary === null) {
+      diagramLibrary = readDiagrams().catch((error) => {
+        diagramLibrary = null; // a later result tries again
+        throw error;
+      });
+    }
+    return diagramLibrary;
+  }
+
+  function answerWithin(promise, what) {
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(what)), DIAGRAM_WAIT_MS);
+    });
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  }
+
+  async function readDiagrams() {
+    const meta = doc.querySelector('meta[name="mcpfusion-diagram-parts"]');
+    const uris = meta ? JSON.parse(meta.content) : [];
+    if (!uris.length || !api.app) {
+      throw new Error("the diagram library is read through an MCP Apps host, and there is none");
+    }
+    const texts = await Promise.all(
+      uris.map(async (uri) => {
+        const read = await answerWithin(
+          api.app.request("resources/read", { uri }),
+          "the host did not answer resources/read of " + uri,
+        );
+        const item = read && Array.isArray(read.contents) ? read.contents[0] : null;
+        if (!item || typeof item.text !== "string") throw new Error("no text read from " + uri);
+        return item.text;
+      }),
+    );
+    // Runs only if the parts join into the library whose hash the document's policy holds.
+    const script = doc.createElement("script");
+    script.textContent = texts.join("");
+    doc.head.appendChild(script);
+    if (!global.mermaid) throw new Error("the diagram library did not run");
+  }
+
   async function drawDiagram(body, block) {
     try {
+      await loadDiagrams();
       if (!mermaidReady) setUpMermaid();
       diagrams += 1;
       const { svg } = await global.mermaid.render("mf-diagram-" + diagrams, unneutralize(block.body));
