@@ -52,7 +52,16 @@ from mcpfusion._statesync import unmatched, with_invalidation
 from mcpfusion._style import Audience, Style
 from mcpfusion._surface import Outcome, Surface
 from mcpfusion._tool import Exposition, Tool
-from mcpfusion._ui_app import APP_META, DEFAULT_URI, emits_ui, point_tools, renderer
+from mcpfusion._ui_app import (
+    APP_META,
+    DEFAULT_URI,
+    SCRIPT_MIME,
+    diagram_library,
+    emits_ui,
+    parts_template,
+    point_tools,
+    renderer,
+)
 from mcpfusion._validation import arguments_problem, field_problems, select_problems
 
 if TYPE_CHECKING:
@@ -708,7 +717,9 @@ class Fusion:
         """Serves the result renderer as an MCP App (``io.modelcontextprotocol/ui``).
 
         The renderer becomes the ``ui://`` resource ``uri`` (``text/html;profile=mcp-app``,
-        with its CSP in ``_meta.ui``), and every listed tool with an action whose Presenter
+        with its CSP in ``_meta.ui``; under 1 MiB), the template ``{uri}/diagrams/{part}``
+        serves the diagram library it reads through the host when a result has a diagram,
+        and every listed tool with an action whose Presenter
         can send UI blocks carries ``_meta.ui.resourceUri``: a host that supports Apps
         shows the blocks rendered beside the conversation. The text blocks do not change,
         so clients without Apps see nothing new.
@@ -730,6 +741,14 @@ class Fusion:
             description="Renders the UI blocks of tool results: tables, charts, diagrams.",
             mime_type=APP_MIME_TYPE,
             meta=APP_META,
+        )
+        self.surface.add_resource(
+            parts_template(uri),
+            diagram_library(uri),
+            name="mcpfusion-renderer-diagrams",
+            title="The renderer's diagram library, in parts",
+            description="Parts of the diagram library the renderer reads when a result has one.",
+            mime_type=SCRIPT_MIME,
         )
         self.ui_app_uri = uri
         return resource

@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from mcpfusion._content import EmbeddedResource
+from mcpfusion._errors import ToolError
 from mcpfusion._presenter import Presenter
-from mcpfusion._renderer import APP_MIME_TYPE, renderer_document
+from mcpfusion._renderer import APP_MIME_TYPE, diagram_parts, renderer_document
 
 DEFAULT_URI: Final = "ui://mcpfusion/result.html"
 """Where an app serves the renderer unless told."""
@@ -28,6 +29,18 @@ APP_META: Final[Mapping[str, Any]] = {
 }
 """The ``_meta`` of the renderer resource (its listing and its contents)."""
 
+SCRIPT_MIME: Final = "text/javascript"
+
+
+def parts_template(uri: str) -> str:
+    """The URI template of the diagram library's parts, under the App's ``uri``."""
+    return uri + "/diagrams/{part}"
+
+
+def part_uris(uri: str) -> tuple[str, ...]:
+    """The URIs of the diagram library's parts, in order (numbered from 1)."""
+    return tuple(f"{uri}/diagrams/{n}" for n in range(1, len(diagram_parts()) + 1))
+
 
 def renderer(uri: str) -> Callable[[], EmbeddedResource]:
     """The handler of the renderer resource: the document itself, sent verbatim.
@@ -38,11 +51,31 @@ def renderer(uri: str) -> Callable[[], EmbeddedResource]:
 
     def document() -> EmbeddedResource:
         return EmbeddedResource(
-            uri, text=renderer_document(), mime_type=APP_MIME_TYPE, meta=APP_META
+            uri, text=renderer_document(part_uris(uri)), mime_type=APP_MIME_TYPE, meta=APP_META
         )
 
     document.__name__ = "mcpfusion_renderer"
     return document
+
+
+def diagram_library(uri: str) -> Callable[[int], EmbeddedResource]:
+    """The handler of ``parts_template(uri)``: one part of the diagram library, verbatim.
+
+    The App document leaves the library (mermaid, 5.5 MB) out to stay under the 1 MiB an
+    SSE client accepts in one event; it reads these parts through its host when a result
+    has a diagram.
+    """
+
+    def part(part: int) -> EmbeddedResource:
+        parts = diagram_parts()
+        if not 1 <= part <= len(parts):
+            raise ToolError("NOT_FOUND", f"The diagram library has parts 1 to {len(parts)}.")
+        return EmbeddedResource(
+            f"{uri}/diagrams/{part}", text=parts[part - 1], mime_type=SCRIPT_MIME
+        )
+
+    part.__name__ = "mcpfusion_renderer_diagrams"
+    return part
 
 
 def emits_ui(presenter: Presenter | None) -> bool:

@@ -189,7 +189,8 @@ def test_lists_prompts_and_completions(session: Session) -> None:
     assert templates is not None
     assert (templates["ttlMs"], templates["cacheScope"]) == (0, "public")
     assert [t["uriTemplate"] for t in templates["resourceTemplates"]] == [
-        "billing://invoices/{invoice_id}"
+        "ui://mcpfusion/result.html/diagrams/{part}",
+        "billing://invoices/{invoice_id}",
     ]
     listed = session.exchange("prompts/list").result
     assert listed is not None

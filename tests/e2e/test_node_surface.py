@@ -55,7 +55,10 @@ def check(printed: dict[str, Any]) -> None:
     caps = printed["capabilities"]
     assert {"resources", "prompts", "completions"} <= set(caps)
     templates = printed["templates"]["result"]["resourceTemplates"]
-    assert [t["uriTemplate"] for t in templates] == ["billing://invoices/{invoice_id}"]
+    assert [t["uriTemplate"] for t in templates] == [
+        "ui://mcpfusion/result.html/diagrams/{part}",
+        "billing://invoices/{invoice_id}",
+    ]
     contents = printed["read"]["result"]["contents"]
     assert contents[0]["mimeType"] == "application/json"
     assert json.loads(contents[0]["text"])["id"] == "INV-00001"

@@ -212,3 +212,42 @@ test("a top-level page does not start the app handshake", () => {
   const { window } = page();
   assert.equal(window.mcpfusion.app, null);
 });
+
+test("every tooltip of a chart option is drawn as text, nested options included", () => {
+  const { window } = page();
+  const option = window.mcpfusion.chartOption(
+    JSON.stringify({
+      tooltip: [{}],
+      baseOption: { tooltip: {} },
+      options: [{ tooltip: {} }],
+      media: [{ option: { tooltip: [{ formatter: "<b>x</b>" }] } }],
+      series: [{ type: "bar", tooltip: {} }],
+    }),
+  );
+  const modes = [
+    option.tooltip[0],
+    option.baseOption.tooltip,
+    option.options[0].tooltip,
+    option.media[0].option.tooltip[0],
+    option.series[0].tooltip,
+  ].map((tooltip) => tooltip.renderMode);
+  assert.deepEqual(modes, Array(5).fill("richText"));
+});
+
+test("a series type outside the chart build is refused by name", () => {
+  const { window } = page();
+  assert.throws(
+    () => window.mcpfusion.chartOption('{"baseOption": {"series": [{"type": "sankey"}]}}'),
+    /draws line, bar, pie, scatter series, not "sankey"/,
+  );
+});
+
+test("markdown nests at most 32 containers; deeper markers stay as text", async () => {
+  const { window, root } = page();
+  const deep = "<ui_passthrough type=\"markdown\">\n" + ">".repeat(100) + " x\n</ui_passthrough>";
+  await window.mcpfusion.render({ content: [{ type: "text", text: "d" }, { type: "text", text: deep }] });
+  let depth = 0;
+  for (let node = root.querySelector(".mf-markdown blockquote"); node; node = node.querySelector("blockquote")) depth += 1;
+  assert.equal(depth, 32);
+  assert.equal(root.querySelector(".mf-markdown").textContent.trim(), ">".repeat(68) + " x");
+});

@@ -91,9 +91,11 @@ async def test_collections_call_rejects_bad_and_foreign_customers(tester: Fusion
 async def test_a_caller_without_billing_read_sees_no_resource_or_prompt(
     tester: FusionTester,
 ) -> None:
-    """Anonymous callers list nothing and cannot read, get or complete."""
+    """Anonymous callers list nothing but the renderer's, and cannot read, get or complete."""
     anonymous = tester.as_caller(None)
-    assert anonymous.list_resource_templates() == anonymous.list_prompts() == []
+    templates = [t["uriTemplate"] for t in anonymous.list_resource_templates()]
+    assert templates == ["ui://mcpfusion/result.html/diagrams/{part}"]
+    assert anonymous.list_prompts() == []
     with pytest.raises(SurfaceError, match="Resource not found"):
         await anonymous.read_resource("billing://invoices/INV-00001")
     with pytest.raises(SurfaceError, match="Unknown prompt"):

@@ -15,9 +15,12 @@ from mcp.server.apps import APP_MIME_TYPE as SDK_APP_MIME_TYPE
 from mcpfusion import _renderer
 from mcpfusion._renderer import (
     APP_MIME_TYPE,
+    DIAGRAMS,
+    PART_LIMIT,
     VENDOR,
     VendorError,
     content_security_policy,
+    diagram_parts,
     renderer_document,
     verify_vendor,
 )
@@ -105,3 +108,46 @@ def test_document_is_built_once() -> None:
 def test_app_mime_type_is_the_sdk_one() -> None:
     """The MCP Apps MIME type matches the SDK's constant."""
     assert APP_MIME_TYPE == SDK_APP_MIME_TYPE == "text/html;profile=mcp-app"
+
+
+PARTS = ("ui://a/x.html/diagrams/1", "ui://a/x.html/diagrams/2")
+
+
+def _digest(text: str) -> str:
+    return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def test_diagram_parts_join_into_the_library() -> None:
+    """Even parts of at most PART_LIMIT characters, which are the vendored script in order."""
+    [package] = [p for p in verify_vendor() if p.name == DIAGRAMS]
+    script = (VENDOR / package.name / package.script).read_text(encoding="utf-8")
+    parts = diagram_parts()
+    assert "".join(parts) == script
+    assert len(parts) > 1 and all(len(part) <= PART_LIMIT for part in parts)
+    assert max(map(len, parts)) - min(map(len, parts)) <= 2
+
+
+def test_app_document_leaves_the_diagram_library_out_and_names_its_parts() -> None:
+    """Under 1 MiB as JSON; the parts' URIs in a meta; the policy allows the joined library."""
+    document = renderer_document(PARTS)
+    assert len(json.dumps(document).encode()) < 1024 * 1024
+    scripts = _SCRIPTS.findall(document)
+    library = "".join(diagram_parts())
+    assert library not in scripts and len(scripts) == len(verify_vendor())
+    assert (
+        '<meta name="mcpfusion-diagram-parts" content="[&quot;ui://a/x.html/diagrams/1&quot;'
+        in (document)
+    )
+    [policy] = _POLICY.findall(document)
+    assert re.findall(r"'sha256-([^']+)'", policy) == [
+        *map(_digest, scripts[:-1]),
+        _digest(library),
+        _digest(scripts[-1]),
+    ]
+
+
+def test_part_uris_are_escaped_in_the_document() -> None:
+    """A quote or markup in an App URI cannot end the meta that names the parts."""
+    document = renderer_document(('ui://a/"><script>x</script>',))
+    assert '"><script>x' not in document
+    assert "&quot;&gt;&lt;script&gt;x" in document

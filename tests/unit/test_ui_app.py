@@ -9,8 +9,9 @@ from mcp.server import apps
 from pydantic import BaseModel
 
 from mcpfusion import DefinitionError, Fusion, Presenter, ui
-from mcpfusion._renderer import APP_MIME_TYPE, renderer_document
-from mcpfusion._ui_app import emits_ui
+from mcpfusion._renderer import APP_MIME_TYPE, diagram_parts, renderer_document
+from mcpfusion._surface import SurfaceError
+from mcpfusion._ui_app import emits_ui, part_uris
 from mcpfusion.server import build_server
 from mcpfusion.testing import FusionTester
 
@@ -83,7 +84,8 @@ async def test_the_resource_is_the_document_with_the_apps_type_and_csp() -> None
     assert listed["_meta"]["ui"]["csp"] == {"connectDomains": [], "resourceDomains": []}
     read = await FusionTester(app).read_resource("ui://mcpfusion/result.html")
     [content] = read.contents
-    assert content["text"] == renderer_document()
+    assert content["text"] == renderer_document(part_uris("ui://mcpfusion/result.html"))
+    assert len(content["text"].encode()) < 1024 * 1024
     assert content["mimeType"] == APP_MIME_TYPE and content["_meta"] == listed["_meta"]
     assert read.cache_scope == "public"
 
@@ -117,3 +119,32 @@ def test_mistakes_fail_at_definition() -> None:
     frozen.freeze()
     with pytest.raises(DefinitionError, match="is frozen"):
         frozen.enable_ui_app()
+
+
+async def test_the_diagram_library_is_served_in_parts_beside_the_app() -> None:
+    """One template under the App's URI; its parts, read verbatim, join into the library."""
+    app = Fusion("app")
+    app.enable_ui_app("ui://mine/app.html")
+    [template] = FusionTester(app).list_resource_templates()
+    assert template["uriTemplate"] == "ui://mine/app.html/diagrams/{part}"
+    assert template["mimeType"] == "text/javascript"
+    texts = []
+    for uri in part_uris("ui://mine/app.html"):
+        [content] = (await FusionTester(app).read_resource(uri)).contents
+        assert (content["uri"], content["mimeType"]) == (uri, "text/javascript")
+        texts.append(content["text"])
+    assert tuple(texts) == diagram_parts()
+
+
+async def test_a_part_out_of_range_is_not_found() -> None:
+    """Part 0, a part past the last, a part that is no number: a clear error, no text."""
+    app = Fusion("app")
+    app.enable_ui_app()
+    count = len(diagram_parts())
+    for part, message in (
+        ("0", f"has parts 1 to {count}"),
+        (str(count + 1), "has parts"),
+        ("x", "Invalid"),
+    ):
+        with pytest.raises(SurfaceError, match=message):
+            await FusionTester(app).read_resource(f"ui://mcpfusion/result.html/diagrams/{part}")

@@ -9,7 +9,13 @@
  *
  * Everything in a result is untrusted: markdown goes through DOMPurify, chart options are
  * JSON.parse'd and never evaluated, mermaid runs with securityLevel 'strict', code and
- * envelopes are inserted as text.
+ * envelopes are inserted as text. A block that fails to render shows as a failure with its
+ * text; the other blocks render all the same.
+ *
+ * The MCP App document leaves mermaid out (it would take the document past the 1 MiB an
+ * SSE client accepts in one event): it names the library's parts in a
+ * <meta name="mcpfusion-diagram-parts"> and, when a result has a diagram, reads them
+ * through the host (resources/read) and runs them as one script its policy allows by hash.
  */
 (function (global) {
   "use strict";
@@ -48,8 +54,17 @@
   const WIDTHS = { full: 6, half: 3, third: 2 };
   const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
   const CHART_WAIT_MS = 5000;
+  const DIAGRAM_WAIT_MS = 60000;
+  // Markdown's containers (blockquotes, lists) past this depth are shown as text: marked
+  // parses them by recursion, and 1.7 KB of nested ">" overflowed the stack.
+  const MAX_NESTING = 32;
+  const CONTAINER = "[ \\t]{0,3}(?:>|[-+*](?=[ \\t])|\\d{1,9}[.)](?=[ \\t]))";
+  const NESTED = new RegExp("^((?:" + CONTAINER + "){" + MAX_NESTING + "})((?:" + CONTAINER + ")+)", "gm");
   // Keys of an echarts option that make the library open windows or write HTML.
   const CHART_DROPPED_KEYS = new Set(["link", "sublink", "dataView"]);
+  // The series of the vendored echarts build (its publisher's "common" build): any other
+  // type would draw nothing, silently.
+  const CHART_SERIES = new Set(["line", "bar", "pie", "scatter"]);
 
   // -- parsing (no DOM) -------------------------------------------------------------------
 
@@ -201,19 +216,39 @@
     while (stack.length) {
       const node = stack.pop();
       for (const key of Object.keys(node)) {
+        const value = node[key];
         if (CHART_DROPPED_KEYS.has(key)) {
           delete node[key];
-        } else if (node[key] && typeof node[key] === "object") {
-          stack.push(node[key]);
+        } else if (value && typeof value === "object") {
+          // Tooltips drawn on the canvas: the HTML mode writes formatter output as markup.
+          // Every tooltip, wherever it is: baseOption, options and media[].option are
+          // options too, merged into the top level by echarts.
+          if (key === "tooltip") textTooltips(value);
+          if (key === "series") supportedSeries(value);
+          stack.push(value);
         }
       }
     }
-    // Tooltips drawn on the canvas: the HTML mode writes formatter output as markup.
-    const tooltips = Array.isArray(option.tooltip) ? option.tooltip : [option.tooltip];
-    for (const tooltip of tooltips) {
+    return option;
+  }
+
+  function supportedSeries(value) {
+    for (const series of Array.isArray(value) ? value : [value]) {
+      const type = series && typeof series === "object" ? series.type : undefined;
+      if (typeof type === "string" && !CHART_SERIES.has(type)) {
+        const error = new Error(
+          "the renderer draws " + Array.from(CHART_SERIES).join(", ") + " series, not " + JSON.stringify(type),
+        );
+        error.unsupported = true;
+        throw error;
+      }
+    }
+  }
+
+  function textTooltips(value) {
+    for (const tooltip of Array.isArray(value) ? value : [value]) {
       if (tooltip && typeof tooltip === "object") tooltip.renderMode = "richText";
     }
-    return option;
   }
 
   // -- DOM helpers ------------------------------------------------------------------------
@@ -277,10 +312,19 @@
     return markdown;
   }
 
+  /** Escapes the container markers past MAX_NESTING on each line, so they show as text. */
+  function boundNesting(text) {
+    return text.replace(
+      NESTED,
+      (_, kept, excess) =>
+        kept + excess.replace(/([>+*-])|(\d{1,9})([.)])/g, (m, mark, digits, dot) => (mark ? "\\" + mark : digits + "\\" + dot)),
+    );
+  }
+
   /** Markdown as a sanitized DOM fragment. */
   function markdownFragment(text, inline) {
     const md = markedInstance();
-    const html = inline ? md.parseInline(text) : md.parse(text);
+    const html = inline ? md.parseInline(text) : md.parse(boundNesting(text));
     return purify().sanitize(html, MARKDOWN_POLICY);
   }
 
@@ -429,7 +473,8 @@
     try {
       option = chartOption(block.body);
     } catch (error) {
-      failed(body, "This chart's option is not valid JSON", error, block.body);
+      const what = error.unsupported ? "This chart could not be drawn" : "This chart's option is not valid JSON";
+      failed(body, what, error, block.body);
       return Promise.resolve();
     }
     try {
@@ -466,8 +511,55 @@
     mermaidReady = true;
   }
 
+  let diagramLibrary = null;
+
+  /** The diagram library: inlined, or read in parts through the host, once. */
+  function loadDiagrams() {
+    if (global.mermaid) return Promise.resolve();
+    if (diagramLibrary === null) {
+      diagramLibrary = readDiagrams().catch((error) => {
+        diagramLibrary = null; // a later result tries again
+        throw error;
+      });
+    }
+    return diagramLibrary;
+  }
+
+  function answerWithin(promise, what) {
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(what)), DIAGRAM_WAIT_MS);
+    });
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  }
+
+  async function readDiagrams() {
+    const meta = doc.querySelector('meta[name="mcpfusion-diagram-parts"]');
+    const uris = meta ? JSON.parse(meta.content) : [];
+    if (!uris.length || !api.app) {
+      throw new Error("the diagram library is read through an MCP Apps host, and there is none");
+    }
+    const texts = await Promise.all(
+      uris.map(async (uri) => {
+        const read = await answerWithin(
+          api.app.request("resources/read", { uri }),
+          "the host did not answer resources/read of " + uri,
+        );
+        const item = read && Array.isArray(read.contents) ? read.contents[0] : null;
+        if (!item || typeof item.text !== "string") throw new Error("no text read from " + uri);
+        return item.text;
+      }),
+    );
+    // Runs only if the parts join into the library whose hash the document's policy holds.
+    const script = doc.createElement("script");
+    script.textContent = texts.join("");
+    doc.head.appendChild(script);
+    if (!global.mermaid) throw new Error("the diagram library did not run");
+  }
+
   async function drawDiagram(body, block) {
     try {
+      await loadDiagrams();
       if (!mermaidReady) setUpMermaid();
       diagrams += 1;
       const { svg } = await global.mermaid.render("mf-diagram-" + diagrams, unneutralize(block.body));
@@ -499,6 +591,35 @@
     return root;
   }
 
+  /** One block's node, where it goes (view, grid or notes), and any work for later. */
+  function renderBlock(block, hasUi) {
+    if (block.kind === "error") return ["view", renderError(block), null];
+    if (block.kind === "data") return ["view", renderData(block, !hasUi), null];
+    if (block.kind === "ui") return ["grid", ...renderUi(block)];
+    if (block.kind === "media") return ["grid", renderMedia(block), null];
+    if (block.kind === "other") {
+      const card = el("section", "mf-block");
+      card.dataset.kind = "other";
+      card.style.gridColumn = "span 6";
+      card.appendChild(pre(unneutralize(block.text), "mf-text"));
+      return ["grid", card, null];
+    }
+    return ["notes", renderNote(block), null];
+  }
+
+  /** The card of a block whose rendering threw: the error, then the block's text. */
+  function brokenBlock(block, error) {
+    const card = el("section", "mf-block");
+    card.dataset.kind = block.kind;
+    if (typeof block.type === "string") card.dataset.type = block.type;
+    card.style.gridColumn = "span 6";
+    const body = el("div", "mf-body");
+    card.appendChild(body);
+    const text = block.kind === "ui" ? block.content : block.text;
+    failed(body, "This block could not be shown", error, typeof text === "string" ? unneutralize(text) : undefined);
+    return card;
+  }
+
   /** Renders a CallToolResult into root (the document's #mcpfusion-root by default). */
   async function render(result, root) {
     root = root || defaultRoot();
@@ -511,21 +632,16 @@
     const notes = el("div", "mf-notes");
     const pending = [];
     const hasUi = parsed.blocks.some((b) => b.kind === "ui");
+    const places = { view, grid, notes };
     for (const block of parsed.blocks) {
-      if (block.kind === "error") view.appendChild(renderError(block));
-      else if (block.kind === "data") view.appendChild(renderData(block, !hasUi));
-      else if (block.kind === "ui") {
-        const [card, later] = renderUi(block);
-        grid.appendChild(card);
+      // Each block on its own: whatever one does, the others (and the rules) are shown.
+      try {
+        const [place, node, later] = renderBlock(block, hasUi);
+        places[place].appendChild(node);
         if (later) pending.push(later);
-      } else if (block.kind === "media") grid.appendChild(renderMedia(block));
-      else if (block.kind === "other") {
-        const card = el("section", "mf-block");
-        card.dataset.kind = "other";
-        card.style.gridColumn = "span 6";
-        card.appendChild(pre(unneutralize(block.text), "mf-text"));
-        grid.appendChild(card);
-      } else notes.appendChild(renderNote(block));
+      } catch (error) {
+        grid.appendChild(brokenBlock(block, error));
+      }
     }
     if (grid.childNodes.length) view.appendChild(grid);
     if (notes.childNodes.length) view.appendChild(notes);
