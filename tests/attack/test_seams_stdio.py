@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
+import signal
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -13,13 +16,18 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from mcp import Client
 
 from examples.billing.server import create_app
-from mcpfusion import HttpOptions
+from mcpfusion import Fusion, HttpOptions
 from mcpfusion._http import uvicorn_config
+from mcpfusion.middleware import rate_limit
+from mcpfusion.redis import CALL_WAIT, shared_state
+from tests.client_results import first_text
 from tests.e2e import servers
 from tests.e2e.servers import uvicorn_in_process
 from tests.e2e.test_stdio_transport import INITIALIZE, command, raw, rpc
+from tests.scale.services import redis_server
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -78,7 +86,7 @@ def writes_of(transport: str) -> Iterator[tuple[subprocess.Popen[bytes], socket.
         command(transport),
         cwd=servers.REPO,
         stdin=subprocess.PIPE,
-        stdout=theirs,
+        stdout=theirs.fileno(),
         stderr=subprocess.DEVNULL,
     )
     theirs.close()
@@ -155,3 +163,51 @@ async def test_requests_read_with_the_end_of_stdin_are_all_answered(transport: s
             assert await server.process.wait() == 0
     assert sorted(answers, key=str) == [1, 2, 3, 4, "init"]
     assert all("result" in answer for answer in answers.values()), answers
+
+
+def touching_app() -> Fusion:
+    """An app whose one call takes a rate-limit token and publishes a state change."""
+    app = Fusion("touching")
+    app.middleware(rate_limit(rate=1000, burst=1000))
+
+    @app.tool("things", exposition="flat").action("touch", invalidates=["things.*"])
+    def touch() -> str:
+        """Touches the things."""
+        return "touched"
+
+    return app
+
+
+async def test_calls_go_on_while_redis_is_paused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With Redis paused (SIGSTOP: connections accepted, nothing answered), calls answer
+    after waiting at most CALL_WAIT per Redis operation, not redis-py's 5 s socket timeout
+    (the outage logged as that cut); rate limits fail open, as when Redis is down."""
+    caplog.set_level(logging.WARNING, logger="mcpfusion")
+    with redis_server(tmp_path / "redis") as redis:
+        assert redis.process is not None
+        options = HttpOptions(log_level="warning", **shared_state(redis.url))
+        try:
+            with anyio.fail_after(60):
+                async with (
+                    uvicorn_in_process(uvicorn_config(touching_app(), options)) as port,
+                    Client(f"http://127.0.0.1:{port}/mcp", mode="legacy") as client,
+                ):
+                    touched = await client.call_tool("things_touch", {})
+                    assert first_text(touched) == "touched"  # every link is connected
+                    os.kill(redis.process.pid, signal.SIGSTOP)
+                    # A call that waited 5 s on each Redis operation would need minutes.
+                    for _ in range(5):
+                        touched = await client.call_tool("things_touch", {})
+                        assert first_text(touched) == "touched"
+        finally:
+            os.kill(redis.process.pid, signal.SIGCONT)
+    cut = f"(TimeoutError: no answer within {CALL_WAIT:g} s)"
+    warned = [r.getMessage() for r in caplog.records if "is unreachable" in r.getMessage()]
+    parts = [
+        "rate limits are not enforced",
+        "server events are dropped",
+        "SSE streams are not resumable",
+    ]
+    assert [part for part in parts if any(cut in w and part in w for w in warned)] == parts
