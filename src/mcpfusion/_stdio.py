@@ -109,7 +109,7 @@ class _Session:
         self._batched: dict[RequestId, _Batch] = {}
         # Requests handed to the SDK and not answered yet, by correlation key: their ids.
         self._unanswered: dict[RequestId, RequestId] = {}
-        self._all_answered = anyio.Event()  # set when _unanswered empties, at the end
+        self._all_answered = anyio.Event()  # set when _unanswered empties (read by _settle)
 
     async def run(self) -> None:
         """Serves until stdin ends (or stdout goes away)."""
@@ -144,6 +144,7 @@ class _Session:
             if self._hot is not None:
                 await self._hot.settle()
             if self._unanswered:
+                self._all_answered = anyio.Event()
                 await self._all_answered.wait()
 
     async def _stop_when_lost(self, scope: anyio.CancelScope) -> None:
@@ -251,7 +252,6 @@ class _Session:
         if isinstance(message, types.JSONRPCRequest):
             key = coerce_request_id(message.id)
             self._unanswered[key] = message.id
-            self._all_answered = anyio.Event()
             if message.method == "initialize":
                 self._initializing.add(key)
             if batch is not None:
@@ -409,7 +409,9 @@ async def serve(
     line with a usable id gets an answer: a line that is not JSON a parse error (-32700),
     a message that is not JSON-RPC an invalid-request error (-32600), both with that id,
     else with ``null``. A line over ``max_line`` bytes is refused (-32600) without being
-    held in memory. A session that negotiated 2025-03-26 may send JSON-RPC batches.
+    held in memory. A session that negotiated 2025-03-26 may send JSON-RPC batches. When
+    stdin ends, the requests read are answered before it returns; those still running
+    ``EOF_GRACE`` seconds later are stopped and answered -32000 "Connection closed".
 
     Args:
         server: the SDK server; it answers everything the hot path does not.
