@@ -162,6 +162,11 @@ class HotPath:
         if not task.cancelled() and (exc := task.exception()) is not None:
             logger.error("stdio: a tool call task failed", exc_info=exc)
 
+    async def settle(self) -> None:
+        """Returns once every call taken has been answered (or cancelled by the client)."""
+        while self._tasks:
+            await asyncio.wait(list(self._tasks))
+
     async def aclose(self) -> None:
         """Stops the calls still running, as the SDK does when stdin ends, and waits for them.
 
@@ -246,7 +251,7 @@ class HotPath:
             if message is not None:
                 params["message"] = message
             notification = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
-            self._out.write(encode(notification))
+            self._out.write(encode(notification), notice=True)
             await self._out.drain()
 
         return report
@@ -357,9 +362,8 @@ class _HotClient:
         if LOG_LEVELS.index(level) < LOG_LEVELS.index(self.level):
             return
         params = {"level": level, "logger": logger, "data": data}
-        self._out.write(
-            encode({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
-        )
+        message = {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
+        self._out.write(encode(message), notice=True)
         await self._out.drain()
 
     async def elicit(

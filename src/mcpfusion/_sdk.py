@@ -11,7 +11,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
 from mcp import types
-from mcp.server import Server, ServerRequestContext
+from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
 
@@ -214,7 +214,12 @@ def build_server(
         result["resultType"] = "complete"
         return result
 
-    server: Server[Any] = Server(
+    announce = getattr(app, "announce_changes", None)
+    server: Server[Any] = _Server(
+        # What the app can announce is what its handshake advertises: a client that reads
+        # listChanged false (the TypeScript SDK's) never refreshes on the notices it gets.
+        # No resource list notice is ever sent (resources/updated is subscriptions').
+        NotificationOptions(prompts_changed=callable(announce), tools_changed=callable(announce)),
         app.name,
         version=app.version,
         instructions=app.instructions,
@@ -228,11 +233,33 @@ def build_server(
     server.add_request_handler("tools/call", types.CallToolRequestParams, on_call_tool)
     advertise_extensions(server, app)
     _talk_to_clients(server, app, hub, request_state_keys)
-    announce = getattr(app, "announce_changes", None)
     if callable(announce):
         announce(changed)
     _HUBS[server] = hub
     return server
+
+
+class _Server(Server[Any]):
+    """The SDK's ``Server``, advertising the list-change notices its app sends.
+
+    The SDK derives every other capability from the handlers, but ``listChanged`` (on
+    2025-11-25) from options each transport would pass to ``create_initialization_options``;
+    held here, every transport (stdio, HTTP, in memory) advertises the same.
+    """
+
+    def __init__(self, notices: NotificationOptions, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._notices = notices
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or self._notices, experimental_capabilities, extensions
+        )
 
 
 _HUBS: weakref.WeakKeyDictionary[Server[Any], ClientHub] = weakref.WeakKeyDictionary()

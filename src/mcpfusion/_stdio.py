@@ -44,9 +44,12 @@ from mcpfusion._lines import (
 )
 from mcpfusion._sdk import ServableApp, build_server, hub_of
 
-__all__ = ["serve", "serve_stdio"]
+__all__ = ["EOF_GRACE", "serve", "serve_stdio"]
 
 logger = logging.getLogger("mcpfusion")
+
+EOF_GRACE: Final = 5.0
+"""How long the requests read before the end of stdin may take to be answered."""
 
 
 class _Batch:
@@ -87,9 +90,16 @@ class _Session:
     """One client on stdio: lines in, checked, handed to the SDK's server; its answers out."""
 
     def __init__(
-        self, server: Server[Any], lines: LineReader, out: LineWriter, app: ServableApp | None
+        self,
+        server: Server[Any],
+        lines: LineReader,
+        out: LineWriter,
+        app: ServableApp | None,
+        *,
+        grace: float = EOF_GRACE,
     ) -> None:
         self._server = server
+        self._grace = grace
         self._lines = lines
         self._out = out
         self._app = app if app is not None and plain_sdk_path(server) else None
@@ -99,6 +109,7 @@ class _Session:
         self._batched: dict[RequestId, _Batch] = {}
         # Requests handed to the SDK and not answered yet, by correlation key: their ids.
         self._unanswered: dict[RequestId, RequestId] = {}
+        self._all_answered = anyio.Event()  # set when _unanswered empties (read by _settle)
 
     async def run(self) -> None:
         """Serves until stdin ends (or stdout goes away)."""
@@ -116,18 +127,33 @@ class _Session:
                 try:
                     async with to_sdk:
                         await self._read(to_sdk)
+                        await self._settle()
                 finally:
                     if self._hot is not None:
                         await self._hot.aclose()
             group.cancel_scope.cancel()
+
+    async def _settle(self) -> None:
+        """Waits, for at most the grace, until every request read has been answered.
+
+        A script piping its requests in ends stdin right behind them: they are answered
+        as they would have been, not told "Connection closed" (as the SDK's transport and
+        the TypeScript one answer them). Calls still running after the grace are stopped.
+        """
+        with anyio.move_on_after(self._grace):
+            if self._hot is not None:
+                await self._hot.settle()
+            if self._unanswered:
+                self._all_answered = anyio.Event()
+                await self._all_answered.wait()
 
     async def _stop_when_lost(self, scope: anyio.CancelScope) -> None:
         await self._out.lost.wait()
         logger.info("stdio: stdout closed; stopping")
         scope.cancel()
 
-    async def _write(self, line: bytes) -> None:
-        self._out.write(line)
+    async def _write(self, line: bytes, *, notice: bool = False) -> None:
+        self._out.write(line, notice=notice)
         await self._out.drain()
 
     async def _refuse(
@@ -249,6 +275,8 @@ class _Session:
             self._hot.cancel(request_id)
         key = coerce_request_id(request_id)
         self._unanswered.pop(key, None)
+        if not self._unanswered:
+            self._all_answered.set()
         batch = self._batched.pop(key, None)
         if batch is not None:
             batch.waiting.discard(key)
@@ -308,6 +336,8 @@ class _Session:
                     if key is not None:
                         self._unanswered.pop(key, None)
                         batch = self._batched.pop(key, None)
+                        if not self._unanswered:
+                            self._all_answered.set()
                     if key in self._initializing:
                         self._initializing.discard(key)
                         self._negotiated(message)
@@ -316,7 +346,8 @@ class _Session:
                         batch.answers.append(_sdk_line(message))
                         self._flush(batch)
                         continue
-                await self._write(_sdk_line(message))
+                notice = isinstance(message, types.JSONRPCNotification)
+                await self._write(_sdk_line(message), notice=notice)
         self._answer_the_rest()
 
     def _answer_the_rest(self) -> None:
@@ -378,7 +409,9 @@ async def serve(
     line with a usable id gets an answer: a line that is not JSON a parse error (-32700),
     a message that is not JSON-RPC an invalid-request error (-32600), both with that id,
     else with ``null``. A line over ``max_line`` bytes is refused (-32600) without being
-    held in memory. A session that negotiated 2025-03-26 may send JSON-RPC batches.
+    held in memory. A session that negotiated 2025-03-26 may send JSON-RPC batches. When
+    stdin ends, the requests read are answered before it returns; those still running
+    ``EOF_GRACE`` seconds later are stopped and answered -32000 "Connection closed".
 
     Args:
         server: the SDK server; it answers everything the hot path does not.

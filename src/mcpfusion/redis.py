@@ -13,8 +13,10 @@ app.run(
 servers only). Nothing waits on Redis: while it is unreachable, events are dropped, streams
 are not stored and rate limits are not enforced (they fail open); the ``mcpfusion`` logger
 warns once per outage and says when Redis is back, and each part reconnects with a backoff
-from 0.1 s to 5 s. Events are delivered at most once: ``subscriptions/listen`` has no
-replay, so a listener that missed one refetches when it listens again.
+from 0.1 s to 5 s. A Redis that accepts connections but does not answer (paused, or
+overloaded) counts as unreachable once a call has waited ``CALL_WAIT`` (0.5 s) on it.
+Events are delivered at most once: ``subscriptions/listen`` has no replay, so a listener
+that missed one refetches when it listens again.
 
 Each object pickles as its arguments, so options holding them reach every worker, where
 each opens its own connections.
@@ -28,9 +30,9 @@ import json
 import logging
 import time
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import Any, Final, Self
+from typing import Any, Final, Self, TypeVar
 
 import anyio
 import redis.asyncio
@@ -61,7 +63,12 @@ logger = logging.getLogger("mcpfusion")
 DEFAULT_PREFIX: Final = "mcpfusion"
 FIRST_BACKOFF: Final = 0.1
 LAST_BACKOFF: Final = 5.0
-_FAILURES = (RedisError, OSError)
+CALL_WAIT: Final = 0.5
+"""The longest a tool call waits on each part it uses (a rate-limit check, an event
+published, a stream event stored), so 1.5 s at most; past it the operation fails as it
+would on a Redis that is down."""
+_FAILURES = (RedisError, OSError)  # OSError holds TimeoutError, CALL_WAIT's too
+_T = TypeVar("_T")
 
 
 class _Link:
@@ -94,9 +101,29 @@ class _Link:
             )
         return self._client
 
+    async def run(self, operation: Callable[[redis.asyncio.Redis], Awaitable[_T]]) -> _T:
+        """``operation`` on the client, for at most ``CALL_WAIT`` seconds.
+
+        The socket timeout (5 s, for the blocking reads of a resumed stream) would hold a
+        call on a Redis that answers nothing; cut here, redis-py drops the connection.
+        """
+        with anyio.move_on_after(CALL_WAIT):
+            return await operation(self.client)
+        raise TimeoutError(f"no answer within {CALL_WAIT:g} s")
+
     def available(self) -> bool:
-        """Whether to try Redis now (always, unless a failure's backoff is running)."""
-        return not self._down or time.monotonic() >= self._retry_at
+        """Whether to try Redis now (always, unless a failure's backoff is running).
+
+        Once a backoff has passed, the first operation tries Redis and the others skip it
+        while that one waits: a paused Redis holds one call at a time, not all of them.
+        """
+        if not self._down:
+            return True
+        now = time.monotonic()
+        if now < self._retry_at:
+            return False
+        self._retry_at = now + CALL_WAIT
+        return True
 
     def failed(self, exc: BaseException, connected_at: float | None = None) -> None:
         """Records a failure; ``connected_at``: when the failed connection was opened.
@@ -263,7 +290,7 @@ class RedisSubscriptionBus(_Pickled):
             self.dropped += 1
             return
         try:
-            await self._link.client.publish(self.channel, data)
+            await self._link.run(lambda client: client.publish(self.channel, data))
         except _FAILURES as exc:
             self.dropped += 1
             self._link.failed(exc)
@@ -386,7 +413,9 @@ class RedisRateLimitStore(_Pickled):
         try:
             if self._script is None:
                 self._script = self._link.client.register_script(_GCRA)
-            wait = await self._script(keys=[f"{self.prefix}:rl:{key}"], args=[rate, burst])
+            args = [rate, burst]
+            keys = [f"{self.prefix}:rl:{key}"]
+            wait = await self._link.run(lambda _: self._script(keys=keys, args=args))
         except _FAILURES as exc:
             self._link.failed(exc)
             return 0.0
@@ -459,11 +488,15 @@ class RedisEventStore(EventStore, _Pickled):
         if message is not None:
             data = message.model_dump_json(by_alias=True, exclude_unset=True).encode()
         key = self._key(stream_id)
-        try:
-            async with self._link.client.pipeline(transaction=False) as pipe:
+
+        async def store(client: redis.asyncio.Redis) -> Any:
+            async with client.pipeline(transaction=False) as pipe:
                 pipe.xadd(key, {"m": data}, maxlen=self.max_events, approximate=True)
                 pipe.expire(key, self.ttl)
-                entry, _ = await pipe.execute()
+                return await pipe.execute()
+
+        try:
+            entry, _ = await self._link.run(store)
         except _FAILURES as exc:
             self._link.failed(exc)
             return f"{stream}:lost"

@@ -186,7 +186,8 @@ async def test_client_that_disconnects_mid_call(http_url: str) -> None:
 
 
 async def test_stdio_client_that_goes_away_mid_call() -> None:
-    """A stdio client closing the pipe mid-call ends the server process promptly and cleanly."""
+    """A stdio client closing the pipe mid-call ends the server process cleanly, once the
+    grace for the call still running has passed."""
     params = servers.stdio_params()
     messages = [
         rpc("initialize", INITIALIZE) | {"id": 1},

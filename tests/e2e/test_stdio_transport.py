@@ -170,7 +170,8 @@ async def test_a_cancelled_call_stops_its_handler(mode: str) -> None:
 
 
 async def test_closing_stdin_ends_the_server_cleanly() -> None:
-    """With stdin closed the server exits 0; a call still running is told the connection closed."""
+    """With stdin closed the server exits 0; a call still running after the grace is told the
+    connection closed."""
     with anyio.fail_after(30):
         async with raw() as server:
             await server.initialize()

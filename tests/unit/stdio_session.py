@@ -15,7 +15,7 @@ from mcp.server import Server
 
 from mcpfusion._lines import LineReader
 from mcpfusion._sdk import build_server
-from mcpfusion._stdio import _Session
+from mcpfusion._stdio import EOF_GRACE, _Session
 
 
 class Wire:
@@ -23,13 +23,16 @@ class Wire:
 
     def __init__(self) -> None:
         self.lines: list[bytes] = []
+        self.notices: set[int] = set()  # indices of the lines written as notifications
         self.lost = anyio.Event()
         self._read = 0
         self._more = anyio.Event()
 
-    def write(self, line: bytes) -> None:
-        """Keeps ``line``."""
+    def write(self, line: bytes, *, notice: bool = False) -> None:
+        """Keeps ``line``, and which lines were notifications."""
         self.lines.append(line)
+        if notice:
+            self.notices.add(len(self.lines) - 1)
         self._more.set()
 
     async def drain(self) -> None:
@@ -94,11 +97,17 @@ class Peer:
 
 @asynccontextmanager
 async def session(
-    app: Any, *, hot: bool = True, server: Server[Any] | None = None, max_line: int = 1 << 20
+    app: Any,
+    *,
+    hot: bool = True,
+    server: Server[Any] | None = None,
+    max_line: int = 1 << 20,
+    grace: float = EOF_GRACE,
 ) -> AsyncIterator[Peer]:
-    """A session of ``app`` in this process, fed and read through ``Peer``; ends at exit."""
+    """A session of ``app`` in this process, fed and read through ``Peer``; ends at exit,
+    waiting at most ``grace`` for the answers still due."""
     lines, wire = LineReader(max_line), Wire()
-    served = _Session(server or build_server(app), lines, wire, app if hot else None)
+    served = _Session(server or build_server(app), lines, wire, app if hot else None, grace=grace)
     with anyio.fail_after(30):
         async with anyio.create_task_group() as group:
             group.start_soon(served.run)

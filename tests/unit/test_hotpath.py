@@ -181,9 +181,10 @@ async def test_a_cancellation_by_a_stringified_id_reaches_the_call() -> None:
 
 @pytest.mark.parametrize("hot", [True, False])
 async def test_calls_running_when_stdin_ends_are_told_the_connection_closed(hot: bool) -> None:
-    """At the end of stdin a running call is stopped and answered -32000, as by the SDK."""
+    """A call still running when the grace after the end of stdin ends is stopped and
+    answered -32000, as by the SDK."""
     stub = Stub(ToolResponse(("late",)))
-    async with session(stub, hot=hot) as peer:
+    async with session(stub, hot=hot, grace=0) as peer:
         await peer.initialize()
         peer.send(call(9, "t", {"wait": True}))
         await stub.started.wait()
@@ -253,3 +254,21 @@ def test_the_plain_sdk_path_is_recognised() -> None:
     assert plain_sdk_path(build_server(sample))
     hinted = Server("x", cache_hints={"tools/list": CacheHint(ttl_ms=5, scope="public")})
     assert not plain_sdk_path(hinted)
+
+
+@pytest.mark.parametrize("hot", [True, False])
+async def test_progress_and_logs_are_written_as_notices_and_the_answer_is_not(hot: bool) -> None:
+    """Each report is written as a notification, the answer as none: the writer keeps the
+    answer out of the reports' write."""
+    export = call(3, "billing", {"action": "export", "rows": 2}, _meta={"progressToken": "p"})
+    async with session(sample, hot=hot) as peer:
+        await peer.initialize()
+        start = len(peer.wire.lines)
+        peer.send(export)
+        written = await peer.until(3)
+    kinds = [
+        (json.loads(line).get("method"), start + index in peer.wire.notices)
+        for index, line in enumerate(written)
+    ]
+    progress = ("notifications/progress", True)
+    assert kinds == [progress, progress, (None, False)]

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
+from collections import deque
 from pathlib import Path
 
 import anyio
+import anyio.lowlevel
 import pytest
 
-from mcpfusion._lines import LineReader, Oversized, open_lines
+from mcpfusion._lines import LineReader, Oversized, _queue_line, _WritePipe, open_lines
 
 pytestmark = pytest.mark.anyio
 
@@ -166,3 +169,64 @@ def test_claimed_stdio_points_fd_1_at_stderr_while_held() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == "before\nwire\nafter\n"
     assert done.stderr == "stray\n"
+
+
+class Transport(asyncio.WriteTransport):
+    """A write transport that keeps each write apart."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        """Keeps one write."""
+        self.writes.append(bytes(data))
+
+    def is_closing(self) -> bool:
+        """Never closing."""
+        return False
+
+
+async def test_a_response_behind_a_notification_leaves_in_a_later_write() -> None:
+    """Lines of one turn share a write, but a response never shares one with a notification
+    written before it; what follows that response waits behind it, in order."""
+    pipe, transport = _WritePipe(), Transport()
+    pipe.connection_made(transport)
+    pipe.write(b"answer 1")
+    pipe.write(b"progress", notice=True)
+    pipe.write(b"progress", notice=True)
+    pipe.write(b"answer 2")
+    pipe.write(b"log", notice=True)
+    pipe.write(b"answer 3")
+    pipe.write(b"answer 4")
+    with anyio.fail_after(10):
+        while len(transport.writes) < 3:
+            await anyio.lowlevel.checkpoint()
+    assert transport.writes == [
+        b"answer 1\nprogress\nprogress\n",
+        b"answer 2\nlog\n",
+        b"answer 3\nanswer 4\n",
+    ]
+
+
+async def test_a_thread_writer_keeps_a_response_apart_from_the_notification_before_it(
+    tmp_path: Path,
+) -> None:
+    """Writing to a file, a response behind a notification is queued for a later write."""
+    writes: deque[list[bytes]] = deque()
+    noticed = False
+    for line, notice in [(b"p", True), (b"a", False), (b"b", False), (b"n", True)]:
+        noticed = _queue_line(writes, noticed, line, notice)
+    assert list(writes) == [[b"p", b"\n"], [b"a", b"\n", b"b", b"\n", b"n", b"\n"]]
+    sink = tmp_path / "out.jsonl"
+    out_fd = os.open(sink, os.O_WRONLY | os.O_CREAT)
+    in_fd = os.open(os.devnull, os.O_RDONLY)
+    try:
+        with anyio.fail_after(10):
+            async with open_lines(in_fd, out_fd) as (_, out):
+                out.write(b"progress", notice=True)
+                out.write(b"answer")
+    finally:
+        os.close(in_fd)
+        os.close(out_fd)
+    assert sink.read_bytes() == b"progress\nanswer\n"

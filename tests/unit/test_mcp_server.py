@@ -419,3 +419,21 @@ def test_fusion_serving_methods_delegate() -> None:
     assert isinstance(app.asgi_app(path="/x"), Starlette)
     with pytest.raises(ValueError, match="transport must be 'stdio' or 'http'"):
         app.run("sse")  # type: ignore[arg-type]
+
+
+def test_the_list_notices_an_app_can_send_are_advertised() -> None:
+    """A Fusion app, which announces its tool and prompt changes, says listChanged true for
+    both (on every transport: they all take these options); an app that cannot says false."""
+    app = Fusion("lists")
+    app.tool("t").action("a")(lambda: "ok")
+
+    @app.prompt()
+    def hello() -> str:
+        """Say hello."""
+        return "hello"
+
+    shown = build_server(app).create_initialization_options().capabilities
+    assert shown.tools is not None and shown.tools.list_changed is True
+    assert shown.prompts is not None and shown.prompts.list_changed is True
+    silent = build_server(StubApp()).create_initialization_options().capabilities
+    assert silent.tools is not None and silent.tools.list_changed is False

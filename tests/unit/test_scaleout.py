@@ -34,9 +34,11 @@ from mcpfusion._streams import SessionManager, SessionScoped
 from mcpfusion.cli import UsageError, build_parser, http_options, main
 from mcpfusion.middleware import MemoryRateLimitStore, rate_limit
 from mcpfusion.redis import (
+    CALL_WAIT,
     RedisEventStore,
     RedisRateLimitStore,
     RedisSubscriptionBus,
+    _Link,
     decode_event,
     encode_event,
 )
@@ -384,3 +386,25 @@ async def test_the_session_manager_gives_each_session_its_scope() -> None:
     unscoped = SessionManager(app=build_server(Fusion("x")))._admit_session(None)
     assert unscoped is not None
     assert unscoped._event_store is None
+
+
+async def test_a_redis_operation_is_cut_at_the_call_wait() -> None:
+    """An operation Redis never answers fails as a TimeoutError after CALL_WAIT, which the
+    parts count as Redis being unreachable."""
+    link = _Link("redis://127.0.0.1:1/0", "tested")
+
+    async def unanswered(client: Any) -> None:
+        await anyio.sleep_forever()
+
+    with anyio.fail_after(30), pytest.raises(TimeoutError, match=f"within {CALL_WAIT:g} s"):
+        await link.run(unanswered)
+
+
+def test_after_a_backoff_one_operation_tries_redis_and_the_others_skip() -> None:
+    """Once an outage's backoff has passed, the first operation probes Redis; the others
+    skip it while it waits, so a paused Redis holds one call, not every call."""
+    link = _Link("redis://127.0.0.1:1/0", "tested")
+    link.failed(ConnectionError("refused"))
+    assert not link.available()
+    link._retry_at = 0.0  # the backoff has passed
+    assert [link.available(), link.available()] == [True, False]
