@@ -66,12 +66,12 @@ async def test_rate_limit_and_audit_cover_resources_prompts_and_completions(
                 )
                 assert not result.is_error
             for _ in range(10):
-                with pytest.raises(MCPError) as read:
+                with pytest.raises(MCPError, match=r"^Too many calls") as read:
                     await client.read_resource("billing://invoices/INV-1")
                 refused.append(str(read.value))
-            with pytest.raises(MCPError) as prompt:
+            with pytest.raises(MCPError, match=r"^Too many calls") as prompt:
                 await client.get_prompt("chase", {"invoice_id": "INV-1"})
-            with pytest.raises(MCPError) as completion:
+            with pytest.raises(MCPError, match=r"^Too many calls") as completion:
                 await client.complete(ref, {"name": "invoice_id", "value": "INV"})
             over = await client.call_tool("billing", {"action": "get_invoice", "invoice_id": "1"})
     refused += [str(prompt.value), str(completion.value)]
