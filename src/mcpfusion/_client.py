@@ -22,7 +22,6 @@ from mcpfusion._format import fold_lines, neutralize
 from mcpfusion._repair import repaired
 
 if TYPE_CHECKING:
-    from mcpfusion._context import Request
     from mcpfusion._identity import Identity
 
 logger = logging.getLogger("mcpfusion")
@@ -158,7 +157,30 @@ class ClientChannel(Protocol):
         ...
 
 
-async def close_sse_stream(request: Request) -> bool:
+class Caller(Protocol):
+    """What these functions read of a call: its tool and action names and its channel.
+
+    ``Request`` (``_context``) is one; taking this instead keeps ``_client`` below the
+    request context, with no import back.
+    """
+
+    @property
+    def tool(self) -> str:
+        """The tool's name."""
+        ...
+
+    @property
+    def action(self) -> str:
+        """The action's name."""
+        ...
+
+    @property
+    def client(self) -> ClientChannel | None:
+        """The channel to the client, or ``None`` in-process."""
+        ...
+
+
+async def close_sse_stream(request: Caller) -> bool:
     """Closes the call's SSE stream so the client reconnects (see ``Context.close_sse_stream``).
 
     A channel offers it with an optional ``close_sse_stream()`` method returning whether
@@ -171,7 +193,7 @@ async def close_sse_stream(request: Request) -> bool:
     return bool(closed)
 
 
-def supports(request: Request, feature: str) -> bool:
+def supports(request: Caller, feature: str) -> bool:
     """Whether the caller's client supports ``feature``.
 
     Raises:
@@ -183,7 +205,7 @@ def supports(request: Request, feature: str) -> bool:
     return client is not None and client.supports(feature)
 
 
-async def log(request: Request, level: str, message: str, data: Any = None) -> None:
+async def log(request: Caller, level: str, message: str, data: Any = None) -> None:
     """Sends a log message to the client (see ``Context.log``)."""
     if level not in LOG_LEVELS:
         raise ValueError(f"level must be one of {', '.join(LOG_LEVELS)}; got {level!r}")
@@ -231,7 +253,7 @@ def elicitation_schema(schema: type[BaseModel] | Mapping[str, Any]) -> dict[str,
 
 
 async def elicit(
-    request: Request,
+    request: Caller,
     message: str,
     schema: type[BaseModel] | Mapping[str, Any],
     key: str | None = None,
@@ -261,7 +283,7 @@ async def elicit(
 
 
 async def sample(
-    request: Request,
+    request: Caller,
     messages: str | Sequence[Message],
     *,
     system: str | None = None,
@@ -299,7 +321,7 @@ async def sample(
     )
 
 
-async def list_roots(request: Request, key: str | None = None) -> list[Root]:
+async def list_roots(request: Caller, key: str | None = None) -> list[Root]:
     """The client's roots (see ``Context.list_roots``)."""
     client = request.client
     if client is None or not client.supports("roots"):
@@ -401,7 +423,7 @@ def features_option(owner: str, features: object) -> frozenset[Feature]:
 
 
 async def before_running(
-    request: Request,
+    request: Caller,
     kwargs: Mapping[str, Any],
     confirm: Confirm | None,
     features: frozenset[Feature],
