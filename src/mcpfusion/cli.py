@@ -4,22 +4,18 @@ from __future__ import annotations
 
 import argparse
 import functools
-import importlib
-import importlib.util
-import inspect
 import json
 import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import anyio
 
 from mcpfusion._app import Fusion
 from mcpfusion._dev import add_dev_command
+from mcpfusion._dev.target import USAGE_ERROR, UsageError, load_app, parse_arguments
 from mcpfusion._errors import DefinitionError
 from mcpfusion._options import HttpOptions
 from mcpfusion.terminal import Style, TokenCounter, render_result, render_tools
@@ -40,147 +36,12 @@ _STATE_KEY_VARIABLE = "MCPFUSION_REQUEST_STATE_KEY"
 """The environment variable holding the request-state keys when no ``--request-state-key``
 flag is given: one key, or several separated by commas (the first seals)."""
 
-USAGE_ERROR = 2
-"""Exit status for a bad target (including a definition mistake in its tools), an unknown
-tool or a malformed argument."""
-
-
-class UsageError(Exception):
-    """A mistake on the command line, reported as one line and exit status 2."""
-
-
-def _import_file(path: Path) -> ModuleType:
-    if not path.is_file():
-        raise UsageError(f"no such file: {path}")
-    path = path.resolve()
-    loaded = sys.modules.get(path.stem)
-    if loaded is not None and getattr(loaded, "__file__", None) == str(path):
-        return loaded
-    # Sibling modules of the file must be importable, as when it is run as a script.
-    sys.path.insert(0, str(path.parent))
-    name = path.stem if path.stem.isidentifier() and path.stem not in sys.modules else "__target__"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise UsageError(f"cannot load {path} as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    # Registered before it runs, so pydantic and dataclasses can resolve the module.
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def _import_module(name: str) -> ModuleType:
-    # The current directory first, as for `python -m`: `examples.billing:app` from the repo.
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and (name == exc.name or name.startswith(exc.name + ".")):
-            raise UsageError(f"no module named '{name}'") from None
-        raise
-
-
-def load_app(target: str) -> Fusion:
-    """The app named by ``module:attr`` or ``path/to/file.py:attr`` (``attr`` defaults to app).
-
-    ``attr`` may also name a function taking no arguments that returns the app.
-
-    Raises:
-        UsageError: the module or attribute does not exist, importing it failed, or the
-            attribute is not an mcpfusion app.
-    """
-    where, sep, attr = target.rpartition(":")
-    if not sep or not all(part.isidentifier() for part in attr.split(".")):
-        where, attr = target, "app"  # no attribute given (or a Windows drive's colon)
-    if not where:
-        raise UsageError(f"bad target '{target}': expected module:app or path/to/file.py:app")
-    is_file = where.endswith(".py") or "/" in where or os.sep in where
-    try:
-        module = _import_file(Path(where)) if is_file else _import_module(where)
-    except UsageError:
-        raise
-    except Exception as exc:
-        raise UsageError(f"importing '{where}' failed: {type(exc).__name__}: {exc}") from None
-    obj: Any = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise UsageError(f"'{where}' has no attribute '{attr}'")
-        obj = getattr(obj, part)
-    if inspect.isfunction(obj):
-        # A factory (`module:create_app`), for apps that need set-up before they exist.
-        try:
-            obj = obj()
-        except Exception as exc:
-            raise UsageError(
-                f"calling the factory '{where}:{attr}' failed: {type(exc).__name__}: {exc}"
-            ) from None
-    if not isinstance(obj, Fusion):
-        raise UsageError(f"'{where}:{attr}' is a {type(obj).__name__}, not an mcpfusion app")
-    return obj
-
 
 def _tool(app: Fusion, name: str) -> Mapping[str, Any]:
     tools = {tool["name"]: tool for tool in app.list_tools()}
     if name not in tools:
         raise UsageError(f"unknown tool '{name}'; tools: {', '.join(tools) or '(none)'}")
     return tools[name]
-
-
-def _types(schema: Mapping[str, Any]) -> set[str]:
-    """The JSON types a parameter schema admits, looking into ``anyOf`` and ``oneOf``."""
-    declared = schema.get("type")
-    found = {declared} if isinstance(declared, str) else set(declared or ())
-    for key in ("anyOf", "oneOf"):
-        for branch in schema.get(key) or ():
-            if isinstance(branch, Mapping):
-                found |= _types(branch)
-    return found
-
-
-def _value(raw: str, schema: Mapping[str, Any] | None) -> Any:
-    """A ``key=value`` value: JSON when it parses, else the raw string.
-
-    A parameter that admits a string (``str``, ``str | None``, ``int | str``) keeps digits
-    and words as typed (``id=0042``, ``id=true``); ``null`` is still ``None`` when the
-    parameter admits it, and quoting still works (``id='"x"'``).
-    """
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return raw
-    if isinstance(value, str) or schema is None:
-        return value
-    types = _types(schema)
-    if "string" not in types or (value is None and "null" in types):
-        return value
-    return raw
-
-
-def parse_arguments(tool: Mapping[str, Any], words: Sequence[str]) -> dict[str, Any]:
-    """The call's arguments from ``[ACTION] key=value ...``.
-
-    Raises:
-        UsageError: a word is not ``key=value``, a key repeats, or an action is given to a
-            tool without actions.
-    """
-    properties: Mapping[str, Any] = tool.get("inputSchema", {}).get("properties", {})
-    arguments: dict[str, Any] = {}
-    rest = list(words)
-    if rest and "=" not in rest[0]:
-        if "action" not in properties:
-            raise UsageError(
-                f"tool '{tool['name']}' has no actions; expected key=value, got '{rest[0]}'"
-            )
-        arguments["action"] = rest.pop(0)
-    for word in rest:
-        key, sep, raw = word.partition("=")
-        if not sep or not key:
-            raise UsageError(f"bad argument '{word}': expected key=value")
-        if key in arguments:
-            raise UsageError(f"argument '{key}' given twice")
-        arguments[key] = _value(raw, properties.get(key))
-    return arguments
 
 
 def _inspect(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from mcpfusion._dev.target import USAGE_ERROR, UsageError
 from mcpfusion._errors import DefinitionError
 
 HOST = "127.0.0.1"
@@ -57,9 +58,8 @@ def run_dev(args: argparse.Namespace) -> int:
     Raises:
         UsageError: the target cannot be loaded or the port is taken.
     """
-    # Imported here, not at the top: the console imports the CLI (load_app, UsageError),
-    # which imports this module to register `dev`; and Starlette, uvicorn and the token
-    # counter would add about 0.2 s to every other `mcpfusion` command.
+    # Imported here, not at the top: Starlette, uvicorn and the token counter would add
+    # about 0.2 s to every other `mcpfusion` command (this module registers `dev`).
     from mcpfusion._dev.server import run_console
 
     return run_console(args.target, host=HOST, port=args.port, poll=args.poll, browse=args.open)
@@ -74,9 +74,6 @@ def main_dev(argv: Sequence[str] | None = None) -> int:
             "package.module:app or path/to/file.py:app (app may be a factory).",
         )
     )
-    # Imported here for the same reason as in run_dev: the CLI imports this module.
-    from mcpfusion.cli import USAGE_ERROR, UsageError
-
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
     logging.getLogger("mcpfusion").setLevel(logging.INFO)

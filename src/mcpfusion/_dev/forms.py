@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal
 
-from mcpfusion.cli import parse_arguments
+from mcpfusion._dev.target import parse_arguments
 
 FieldKind = Literal["select", "checkboxes", "boolean", "integer", "number", "text", "json"]
 

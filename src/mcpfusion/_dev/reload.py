@@ -14,7 +14,7 @@ from typing import Final
 import anyio
 
 from mcpfusion._app import Fusion
-from mcpfusion.cli import UsageError, load_app
+from mcpfusion._dev.target import UsageError, load_app
 
 logger = logging.getLogger("mcpfusion.dev")
 

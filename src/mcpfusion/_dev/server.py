@@ -28,10 +28,10 @@ from mcpfusion._app import Fusion
 from mcpfusion._catalog import Catalog
 from mcpfusion._dev.forms import action_forms, form_arguments
 from mcpfusion._dev.reload import LiveApp
+from mcpfusion._dev.target import UsageError
 from mcpfusion._guard import Address, Origin, _is_json
 from mcpfusion._renderer import renderer_document
 from mcpfusion._response import ToolResponse
-from mcpfusion.cli import UsageError
 from mcpfusion.terminal import TokenCounter, classify, definition_json
 
 logger = logging.getLogger("mcpfusion.dev")
