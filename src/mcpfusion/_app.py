@@ -41,7 +41,6 @@ from mcpfusion._middleware import (
     check_middleware,
     compose,
 )
-from mcpfusion._options import HttpOptions
 from mcpfusion._presenter import Presenter
 from mcpfusion._prompt import Prompt
 from mcpfusion._renderer import APP_MIME_TYPE
@@ -66,6 +65,10 @@ from mcpfusion._validation import arguments_problem, field_problems, select_prob
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
+
+    # For run()'s annotations only: serving sits above the app, and run() reaches it
+    # through this public façade (its one import of the serving side).
+    from mcpfusion.server import HttpOptions
 
 logger = logging.getLogger("mcpfusion")
 
