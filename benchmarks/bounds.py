@@ -5,12 +5,12 @@ busy machine fails no test and a slowdown still fails ``make bench``. Each case 
 work of its test:
 
 * ``bad_list``: answering a call whose list argument holds 200,000 bad items with one
-  bounded validation error (tests/unit/test_validation.py). Bound: 1 s. The baseline,
+  bounded validation error (tests/unit/_tools/test_validation.py). Bound: 1 s. The baseline,
   informational, is pydantic validating the same list alone.
 * ``many_actions``: defining 100 actions that share their parameters on one grouped tool,
-  then listing it (tests/unit/test_tool.py). Bound: 1 s.
+  then listing it (tests/unit/_tools/test_tool.py). Bound: 1 s.
 * ``cancel_sync``: a call whose sync handler blocks, cancelled after 0.1 s, until
-  ``call_tool`` has returned (tests/unit/test_app.py). Bound: 0.5 s.
+  ``call_tool`` has returned (tests/unit/_app/test_app.py). Bound: 0.5 s.
 
 Each figure is the median of the runs, interleaved, after a warm-up.
 

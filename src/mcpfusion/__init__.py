@@ -1,10 +1,6 @@
 """mcpfusion: MCP servers whose tool results are presented, not dumped."""
 
-from mcpfusion._app import Fusion
-from mcpfusion._builder import ResponseBuilder, as_response, response
-from mcpfusion._client import Confirm, Elicitation, Root, Sampled
-from mcpfusion._content import Audio, EmbeddedResource, Image, ResourceLink
-from mcpfusion._context import Context, Request
+from mcpfusion._app.app import Fusion
 from mcpfusion._errors import (
     DefinitionError,
     ErrorEnvelope,
@@ -15,12 +11,10 @@ from mcpfusion._errors import (
     ToolError,
 )
 from mcpfusion._identity import Identity
-from mcpfusion._options import HttpOptions
-from mcpfusion._parts import ResponseView, Suggestion, UIBlock
-from mcpfusion._presenter import Presenter, suggest
-from mcpfusion._prompt import Message, Prompt, assistant, messages_from_view, user
-from mcpfusion._resource import Resource
-from mcpfusion._response import (
+from mcpfusion._present.builder import ResponseBuilder, as_response, response
+from mcpfusion._present.content import Audio, EmbeddedResource, Image, ResourceLink
+from mcpfusion._present.presenter import Presenter, suggest
+from mcpfusion._present.response import (
     BlockAnnotations,
     ToolResponse,
     error,
@@ -32,8 +26,14 @@ from mcpfusion._response import (
     toon_success,
     view_of,
 )
-from mcpfusion._surface import PromptResult, ReadResult, SurfaceError
-from mcpfusion._tool import Tool
+from mcpfusion._serve.options import HttpOptions
+from mcpfusion._surface.prompt import Message, Prompt, assistant, messages_from_view, user
+from mcpfusion._surface.resource import Resource
+from mcpfusion._surface.surface import PromptResult, ReadResult, SurfaceError
+from mcpfusion._tools.client import Confirm, Elicitation, Root, Sampled
+from mcpfusion._tools.context import Context, Request
+from mcpfusion._tools.tool import Tool
+from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
 
 __all__ = [
     "Audio",

@@ -12,7 +12,7 @@
 Importing this module loads PyJWT and the HTTP client; ``import mcpfusion`` does not.
 """
 
-from mcpfusion._auth import (
+from mcpfusion._auth.config import (
     MAX_TOKEN_CHARS,
     APIKeyVerifier,
     Auth,
@@ -21,8 +21,8 @@ from mcpfusion._auth import (
     any_of,
     hash_api_key,
 )
-from mcpfusion._introspection import IntrospectionVerifier
-from mcpfusion._jwt import ALGORITHMS, JWTVerifier
+from mcpfusion._auth.introspection import IntrospectionVerifier
+from mcpfusion._auth.jwt import ALGORITHMS, JWTVerifier
 
 __all__ = [
     "ALGORITHMS",

@@ -13,11 +13,11 @@ from typing import Any
 
 import anyio
 
-from mcpfusion._app import Fusion
+from mcpfusion._app.app import Fusion
 from mcpfusion._dev import add_dev_command
 from mcpfusion._dev.target import USAGE_ERROR, UsageError, load_app, parse_arguments
 from mcpfusion._errors import DefinitionError
-from mcpfusion._options import HttpOptions
+from mcpfusion._serve.options import HttpOptions
 from mcpfusion.terminal import Style, TokenCounter, render_result, render_tools
 
 __all__ = [

@@ -12,10 +12,10 @@ async def tenant(call: Call, call_next: Next) -> ToolResponse:
     return await call_next(call)
 """
 
-from mcpfusion._audit import AUDIT_LOGGER, audit_log, audit_record, error_code
-from mcpfusion._middleware import Call, Middleware, Next
-from mcpfusion._ratelimit import MemoryRateLimitStore, RateLimitStore, by_identity, rate_limit
-from mcpfusion._tracing import tracing
+from mcpfusion._app.audit import AUDIT_LOGGER, audit_log, audit_record, error_code
+from mcpfusion._app.middleware import Call, Middleware, Next
+from mcpfusion._app.ratelimit import MemoryRateLimitStore, RateLimitStore, by_identity, rate_limit
+from mcpfusion._app.tracing import tracing
 
 __all__ = [
     "AUDIT_LOGGER",

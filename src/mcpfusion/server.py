@@ -13,14 +13,14 @@ import functools
 
 import anyio
 
-from mcpfusion._guard import HostPolicy
-from mcpfusion._http import asgi_app, host_policy, is_loopback, run_http
-from mcpfusion._lifespan import until_signalled
-from mcpfusion._options import HttpOptions
-from mcpfusion._sdk import ServableApp, build_server, to_call_tool_result
-from mcpfusion._stdio import serve_stdio
-from mcpfusion._streams import InMemoryEventStore
-from mcpfusion._workers import AppFactory, run_workers
+from mcpfusion._app.lifespan import until_signalled
+from mcpfusion._serve.http.app import asgi_app, host_policy, is_loopback, run_http
+from mcpfusion._serve.http.guard import HostPolicy
+from mcpfusion._serve.http.streams import InMemoryEventStore
+from mcpfusion._serve.http.workers import AppFactory, run_workers
+from mcpfusion._serve.options import HttpOptions
+from mcpfusion._serve.sdk import ServableApp, build_server, to_call_tool_result
+from mcpfusion._serve.stdio.session import serve_stdio
 
 __all__ = [
     "AppFactory",

@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
-from mcpfusion._format import RESERVED_TAGS, fence, neutralize, neutralize_json
-from mcpfusion._parse import ParsedResponse, parse, parse_error, parse_ui_block
+from mcpfusion._wire.format import RESERVED_TAGS, fence, neutralize, neutralize_json
+from mcpfusion._wire.parse import ParsedResponse, parse, parse_error, parse_ui_block
 
 __all__ = [
     "RESERVED_TAGS",

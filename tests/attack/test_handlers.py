@@ -11,7 +11,7 @@ import pytest
 from mcp import types
 
 from mcpfusion import Fusion
-from mcpfusion._threads import HANDLER_THREADS
+from mcpfusion._tools.threads import HANDLER_THREADS
 from mcpfusion.wire import parse
 from tests.client_results import first_text
 from tests.e2e.conftest import Connect

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpfusion import ResponseBuilder, Suggestion, success_structured, tool_error, ui
-from mcpfusion._datablock import DATA_FORMATS
+from mcpfusion._wire.datablock import DATA_FORMATS
 from mcpfusion.wire import neutralize
 from tests.attack.corpus import corpus
 from tests.attack.points import case_of

@@ -9,11 +9,11 @@ import anyio
 import httpx2
 import pytest
 
-import mcpfusion._http
+import mcpfusion._serve.http.app
 from mcpfusion import HttpOptions
 from mcpfusion._dev.reload import LiveApp
 from mcpfusion._dev.server import console_app
-from mcpfusion._http import uvicorn_config
+from mcpfusion._serve.http.app import uvicorn_config
 from tests.e2e.sample_app import app as sample
 from tests.e2e.servers import uvicorn_in_process
 
@@ -65,7 +65,7 @@ BASE_FIELDS = 4
 def use(parser: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Serves with httptools (the default) or h11 (the fallback where it is missing)."""
     if parser == "h11":
-        monkeypatch.setattr(mcpfusion._http, "_HTTPTOOLS", None)
+        monkeypatch.setattr(mcpfusion._serve.http.app, "_HTTPTOOLS", None)
 
 
 @PARSERS

@@ -20,9 +20,9 @@ from mcp import Client
 
 from examples.billing.server import create_app
 from mcpfusion import Fusion, HttpOptions
-from mcpfusion._http import uvicorn_config
+from mcpfusion._serve.http.app import uvicorn_config
+from mcpfusion._serve.redis import CALL_WAIT, shared_state
 from mcpfusion.middleware import rate_limit
-from mcpfusion.redis import CALL_WAIT, shared_state
 from tests.client_results import first_text
 from tests.e2e import servers
 from tests.e2e.servers import uvicorn_in_process

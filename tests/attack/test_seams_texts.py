@@ -25,7 +25,7 @@ from mcpfusion import (
     toon_success,
     ui,
 )
-from mcpfusion._http import uvicorn_config
+from mcpfusion._serve.http.app import uvicorn_config
 from mcpfusion.wire import parse
 from tests.client_results import first_text
 from tests.e2e.servers import uvicorn_in_process

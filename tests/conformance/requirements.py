@@ -78,7 +78,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s04_audience.py::test_no_annotation_by_default",
             "tests/conformance/test_s04_audience.py::test_ui_and_embeds_for_the_user_but_not_the_notice",
-            "tests/unit/test_mcp_server.py::test_ui_for_the_user_reaches_the_client_annotated",
+            "tests/unit/_serve/test_sdk.py::test_ui_for_the_user_reaches_the_client_annotated",
         ),
     ),
     Clause(
@@ -201,7 +201,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "An app may choose the format and TOON delimiter for Presenters that choose none and for plain values.",
         tests=(
             "tests/conformance/test_s10_toon_options.py::test_the_app_chooses_for_presenters_and_plain_values",
-            "tests/unit/test_style.py::test_app_data_format_applies_where_a_presenter_chooses_none",
+            "tests/unit/_present/test_style.py::test_app_data_format_applies_where_a_presenter_chooses_none",
         ),
     ),
     Clause(
@@ -209,7 +209,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "A lone surrogate is written U+FFFD in every format; an entry holding pydantic's MISSING is left out.",
         tests=(
             "tests/conformance/test_s03_repair.py::test_lone_surrogates_and_missing",
-            "tests/unit/test_repair.py::test_lone_surrogate_in_presented_data_becomes_replacement_character",
+            "tests/unit/_wire/test_repair.py::test_lone_surrogate_in_presented_data_becomes_replacement_character",
             "tests/unit/test_absent_fields.py::test_plain_data_and_structured_content_leave_missing_out",
         ),
     ),
@@ -272,8 +272,8 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s04_ui_blocks.py::test_helpers_golden",
             "tests/conformance/test_s07_neutralization.py::test_fenced_json_in_ui_is_neutralized",
-            "tests/unit/test_ui.py::test_echarts_and_json_accept_models",
-            "tests/unit/test_ui.py::test_json_of_unserializable_value_raises",
+            "tests/unit/_present/test_ui.py::test_echarts_and_json_accept_models",
+            "tests/unit/_present/test_ui.py::test_json_of_unserializable_value_raises",
         ),
     ),
     Clause(
@@ -288,7 +288,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s04_ui_blocks.py::test_fence_three_backticks_by_default",
             "tests/conformance/test_s04_ui_blocks.py::test_fence_grows_past_the_longest_run",
             "tests/conformance/test_s04_ui_blocks.py::test_fence_growth_inside_a_helper",
-            "tests/unit/test_wire_format.py::test_fence_run_outgrows_the_body",
+            "tests/unit/_wire/test_format.py::test_fence_run_outgrows_the_body",
         ),
     ),
     Clause(
@@ -297,7 +297,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s04_ui_blocks.py::test_helpers_golden",
             "tests/conformance/test_s04_ui_blocks.py::test_table_escapes_pipes_and_folds_newlines",
-            "tests/unit/test_ui.py::test_table_without_rows_is_a_header",
+            "tests/unit/_present/test_ui.py::test_table_without_rows_is_a_header",
         ),
     ),
     Clause(
@@ -310,7 +310,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "List: one '- item' line per item, newline-joined; newlines inside an item become a space.",
         tests=(
             "tests/conformance/test_s04_ui_blocks.py::test_list_folds_newlines_in_items",
-            "tests/unit/test_ui.py::test_list_stringifies_items",
+            "tests/unit/_present/test_ui.py::test_list_stringifies_items",
         ),
     ),
     # -- 4.3 Audience ------------------------------------------------------------------
@@ -320,8 +320,8 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s04_audience.py::test_ui_and_embeds_for_the_user_but_not_the_notice",
             "tests/conformance/test_s04_audience.py::test_a_presenter_choice_wins_over_the_app",
-            "tests/unit/test_style.py::test_ui_for_the_user_is_annotated_and_the_notice_is_not",
-            "tests/unit/test_style.py::test_app_ui_audience_and_embeds",
+            "tests/unit/_present/test_style.py::test_ui_for_the_user_is_annotated_and_the_notice_is_not",
+            "tests/unit/_present/test_style.py::test_app_ui_audience_and_embeds",
         ),
     ),
     # -- 5. Presenters -----------------------------------------------------------------
@@ -340,7 +340,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s05_presenters.py::test_callbacks_take_data_or_data_and_ctx",
             "tests/conformance/test_s05_presenters.py::test_nested_masking_never_leaks_anywhere",
-            "tests/unit/test_app.py::test_presenter_callbacks_receive_the_context",
+            "tests/unit/_app/test_app.py::test_presenter_callbacks_receive_the_context",
         ),
     ),
     Clause(
@@ -378,7 +378,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s05_presenters.py::test_collection_golden_with_default_truncation_notice",
             "tests/conformance/test_s11_select_data.py::test_select_on_an_object_golden",
             "tests/conformance/test_s11_select_data.py::test_select_on_a_list_golden",
-            "tests/unit/test_presenter.py::test_callbacks_see_the_data_of_the_data_block",
+            "tests/unit/_present/test_presenter.py::test_callbacks_see_the_data_of_the_data_block",
         ),
     ),
     Clause(
@@ -386,8 +386,8 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "Items may be mappings, rows read by key (keys() and [key], e.g. sqlite3.Row), models, dataclasses or objects.",
         tests=(
             "tests/conformance/test_s05_rows.py::test_rows_read_by_key_are_masked",
-            "tests/unit/test_masking.py::test_sqlite_rows_take_the_fast_path",
-            "tests/unit/test_masking.py::test_mapping_like_rows_are_read_by_key_and_errors_name_the_row",
+            "tests/unit/_present/test_masking.py::test_sqlite_rows_take_the_fast_path",
+            "tests/unit/_present/test_masking.py::test_mapping_like_rows_are_read_by_key_and_errors_name_the_row",
         ),
     ),
     Clause(
@@ -405,7 +405,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "A Presenter may leave out None values of fields declared optional with a None default; callbacks still see them.",
         tests=(
             "tests/conformance/test_s05_rows.py::test_omit_none_is_opt_in_and_keeps_none_values",
-            "tests/unit/test_style.py::test_omit_none_drops_only_none_defaults_at_every_level",
+            "tests/unit/_present/test_style.py::test_omit_none_drops_only_none_defaults_at_every_level",
         ),
     ),
     Clause(
@@ -444,7 +444,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s05_presenters.py::test_collection_golden_with_default_truncation_notice",
             "tests/conformance/test_s05_presenters.py::test_no_notice_when_nothing_was_cut",
-            "tests/unit/test_presenter.py::test_limit_zero_hides_everything",
+            "tests/unit/_present/test_presenter.py::test_limit_zero_hides_everything",
         ),
     ),
     Clause(
@@ -533,7 +533,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     Clause(
         "S07.4",
         "Progress messages cannot open or close a reserved tag.",
-        tests=("tests/unit/test_context.py::test_progress_messages_follow_the_text_rules",),
+        tests=("tests/unit/_tools/test_context.py::test_progress_messages_follow_the_text_rules",),
     ),
     Clause(
         "S07.5",
@@ -559,7 +559,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "A '<' followed by an optional '/' and a name starting with a reserved name, in any ASCII case, is neutralized.",
         tests=(
             "tests/conformance/test_s07_neutralization.py::test_text_form_writes_lt_entity",
-            "tests/unit/test_wire_format.py::test_neutralize_leaves_no_reserved_tag",
+            "tests/unit/_wire/test_format.py::test_neutralize_leaves_no_reserved_tag",
         ),
     ),
     Clause(
@@ -578,7 +578,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/attack/test_issue10.py::test_dotless_i_spells_the_directives_tag",
             "tests/attack/test_issue10.py::test_dotted_capital_i_spells_the_validation_tag",
             "tests/attack/test_issue10.py::test_full_width_letters_spell_the_tag",
-            "tests/unit/test_wire_format.py::test_regex_shortcuts_agree_with_the_rule",
+            "tests/unit/_wire/test_format.py::test_regex_shortcuts_agree_with_the_rule",
         ),
     ),
     Clause(
@@ -595,7 +595,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "Any other '<' (other markup, a lone '<') is written as it is.",
         tests=(
             "tests/conformance/test_s07_neutralization.py::test_other_text_is_untouched",
-            "tests/unit/test_datablock.py::test_to_json_neutralizes_only_reserved_tags",
+            "tests/unit/_wire/test_datablock.py::test_to_json_neutralizes_only_reserved_tags",
         ),
     ),
     Clause(
@@ -647,8 +647,8 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s08_bullets.py::test_seed_rules_and_suggestions",
             "tests/conformance/test_s08_bullets.py::test_directives_template",
-            "tests/unit/test_wire_format.py::test_bullet_block_template",
-            "tests/unit/test_wire_format.py::test_suggestion_entry",
+            "tests/unit/_wire/test_format.py::test_bullet_block_template",
+            "tests/unit/_wire/test_format.py::test_suggestion_entry",
         ),
     ),
     Clause(
@@ -720,7 +720,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s09_errors.py::test_warning_is_not_an_error",
             "tests/conformance/test_s09_errors.py::test_error_and_critical_are_errors",
             "tests/conformance/test_s09_errors.py::test_unknown_severity_raises",
-            "tests/unit/test_failures.py::test_warning_tool_error_is_not_an_error",
+            "tests/unit/_present/test_failures.py::test_warning_tool_error_is_not_an_error",
         ),
     ),
     Clause(
@@ -748,7 +748,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "The testing helper reports VALIDATION_ERROR for a <validation_error> response.",
         tests=(
             "tests/conformance/test_s09_call_errors.py::test_wrong_types",
-            "tests/unit/test_wire_parse.py::test_parse_error_reads_validation_error",
+            "tests/unit/_wire/test_parse.py::test_parse_error_reads_validation_error",
         ),
     ),
     Clause(
@@ -768,7 +768,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s09_call_errors.py::test_megabyte_string_echo_is_cut",
             "tests/conformance/test_s09_call_errors.py::test_thousand_levels_where_an_int_is_expected",
-            "tests/unit/test_validation.py::test_preview",
+            "tests/unit/_tools/test_validation.py::test_preview",
         ),
     ),
     Clause(
@@ -783,7 +783,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "A handler's exception is INTERNAL_ERROR naming tool and action, with no traceback, path or repr; the log has the traceback.",
         tests=(
             "tests/conformance/test_s09_call_errors.py::test_handler_exception_never_reaches_the_wire",
-            "tests/unit/test_failures.py::test_defects_are_logged_with_tracebacks",
+            "tests/unit/_present/test_failures.py::test_defects_are_logged_with_tracebacks",
         ),
     ),
     Clause(
@@ -799,7 +799,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "A call to an action whose scopes the caller lacks is FORBIDDEN, before validation, naming only the missing scopes.",
         tests=(
             "tests/conformance/test_s09_access.py::test_forbidden_envelope",
-            "tests/unit/test_access.py::test_a_hidden_action_called_anyway_is_forbidden",
+            "tests/unit/_app/test_access.py::test_a_hidden_action_called_anyway_is_forbidden",
             "tests/e2e/test_auth_http.py::test_a_direct_call_to_a_hidden_action_is_forbidden",
         ),
     ),
@@ -808,7 +808,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "A call over the rate limit is RATE_LIMITED with <retry_after>.",
         tests=(
             "tests/conformance/test_s09_access.py::test_rate_limited_envelope",
-            "tests/unit/test_middleware.py::test_rate_limit_refuses_past_the_burst_with_retry_after",
+            "tests/unit/_app/test_middleware.py::test_rate_limit_refuses_past_the_burst_with_retry_after",
         ),
     ),
     Clause(
@@ -816,7 +816,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "A handler past its action's timeout= is cancelled and the call is TIMEOUT naming tool, action and seconds.",
         tests=(
             "tests/conformance/test_s09_access.py::test_timeout_envelope",
-            "tests/unit/test_middleware.py::test_timeout_cancels_the_handler_and_answers_timeout",
+            "tests/unit/_app/test_middleware.py::test_timeout_cancels_the_handler_and_answers_timeout",
         ),
     ),
     Clause(
@@ -825,7 +825,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s09_client.py::test_unsupported_by_client_envelope",
             "tests/conformance/test_s09_client.py::test_proceed_policy_runs_unasked",
-            "tests/unit/test_sdk_client.py::test_a_declared_requirement_is_refused_as_each_era_says",
+            "tests/unit/_serve/test_sdk_client.py::test_a_declared_requirement_is_refused_as_each_era_says",
         ),
     ),
     Clause(
@@ -848,7 +848,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s10_toon.py::test_uniform_rows_golden",
             "tests/conformance/test_s10_toon.py::test_nested_object_golden",
-            "tests/unit/test_datablock.py::test_to_toon_uses_pipe_delimiter_and_round_trips",
+            "tests/unit/_wire/test_datablock.py::test_to_toon_uses_pipe_delimiter_and_round_trips",
         ),
     ),
     Clause(
@@ -897,7 +897,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "toon_success and the TOON data format may use the ',' delimiter (header [N]{k1,k2}:) or a tab instead of '|'.",
         tests=(
             "tests/conformance/test_s10_toon_options.py::test_toon_delimiters",
-            "tests/unit/test_style.py::test_toon_delimiters_round_trip",
+            "tests/unit/_present/test_style.py::test_toon_delimiters_round_trip",
         ),
     ),
     Clause(
@@ -905,7 +905,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "With action groups, the TOON description adds a blank line and a groups[N|]{group|desc}: table.",
         tests=(
             "tests/conformance/test_s10_toon_options.py::test_groups_follow_the_toon_action_table",
-            "tests/unit/test_exposition.py::test_groups_in_the_toon_description",
+            "tests/unit/_tools/test_exposition.py::test_groups_in_the_toon_description",
         ),
     ),
     # -- 11. _select -------------------------------------------------------------------
@@ -916,7 +916,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s11_select.py::test_select_property_exact",
             "tests/conformance/test_s11_select.py::test_select_is_optional",
             "tests/conformance/test_s13_tools.py::test_grouped_schema_layout",
-            "tests/unit/test_schema.py::test_flat_schema_with_select",
+            "tests/unit/_tools/test_schema.py::test_flat_schema_with_select",
         ),
     ),
     Clause(
@@ -926,7 +926,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s11_select.py::test_select_property_exact",
             "tests/conformance/test_s11_select_data.py::test_select_keys_are_the_data_blocks_top_level_keys",
             "tests/conformance/test_s11_select_data.py::test_declared_embed_key_is_listed_once",
-            "tests/unit/test_tool.py::test_select_keys_union_is_sorted",
+            "tests/unit/_tools/test_tool.py::test_select_keys_union_is_sorted",
         ),
     ),
     Clause(
@@ -982,7 +982,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "Presenters never produce structuredContent.",
         tests=(
             "tests/conformance/test_s13_tools.py::test_side_door_is_exact_and_off_the_wire",
-            "tests/unit/test_action.py::test_presenter_and_output_schema_exclude_each_other",
+            "tests/unit/_tools/test_action.py::test_presenter_and_output_schema_exclude_each_other",
         ),
     ),
     Clause(
@@ -1113,9 +1113,9 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "The same parameter name with different base types in two actions is rejected at definition time; optionality and constraints may differ.",
         tests=(
             "tests/conformance/test_s13_tools.py::test_conflicting_parameter_types_rejected_at_definition",
-            "tests/unit/test_tool.py::test_conflicts_are_found_among_many_actions",
-            "tests/unit/test_schema.py::test_constraints_are_not_part_of_the_type",
-            "tests/unit/test_tool.py::test_shared_parameter_keeps_each_actions_own_validation",
+            "tests/unit/_tools/test_tool.py::test_conflicts_are_found_among_many_actions",
+            "tests/unit/_tools/test_schema.py::test_constraints_are_not_part_of_the_type",
+            "tests/unit/_tools/test_tool.py::test_shared_parameter_keeps_each_actions_own_validation",
         ),
     ),
     Clause(
@@ -1167,7 +1167,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "mcpfusion.testing reads the view, so result.data, system_rules and ui_blocks are exact without parsing XML.",
         tests=(
             "tests/conformance/test_s13_tools.py::test_side_door_is_exact_and_off_the_wire",
-            "tests/unit/test_testing.py::test_side_door_parts",
+            "tests/unit/testing/test_tester.py::test_side_door_parts",
         ),
     ),
     Clause(
@@ -1175,8 +1175,8 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "Each action validates its own parameters; constraints that differ are written per action in the description.",
         tests=(
             "tests/conformance/test_s13_exposition.py::test_differing_constraints_are_written_per_action",
-            "tests/unit/test_schema.py::test_differing_constraints_are_described_per_action",
-            "tests/unit/test_schema.py::test_optional_in_one_action_and_required_in_another",
+            "tests/unit/_tools/test_schema.py::test_differing_constraints_are_described_per_action",
+            "tests/unit/_tools/test_schema.py::test_optional_in_one_action_and_required_in_another",
         ),
     ),
     Clause(
@@ -1184,8 +1184,8 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "tool.group(name) names its actions {group}.{action}; the description lists ungrouped actions, then '{group} actions: {description}' and its bullets.",
         tests=(
             "tests/conformance/test_s13_exposition.py::test_groups_and_instructions_in_the_description",
-            "tests/unit/test_exposition.py::test_group_actions_have_dotted_names_and_their_own_heading",
-            "tests/unit/test_exposition.py::test_bad_groups",
+            "tests/unit/_tools/test_exposition.py::test_group_actions_have_dotted_names_and_their_own_heading",
+            "tests/unit/_tools/test_exposition.py::test_bad_groups",
         ),
     ),
     Clause(
@@ -1193,7 +1193,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "A tool's instructions close its description (each flat tool's too) after a blank line.",
         tests=(
             "tests/conformance/test_s13_exposition.py::test_groups_and_instructions_in_the_description",
-            "tests/unit/test_exposition.py::test_flat_tools_carry_the_instructions",
+            "tests/unit/_tools/test_exposition.py::test_flat_tools_carry_the_instructions",
         ),
     ),
     Clause(
@@ -1201,9 +1201,9 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "Split exposition lists the read-only actions and the others as two grouped tools, each with its own enum, parameters, _select and annotations.",
         tests=(
             "tests/conformance/test_s13_exposition.py::test_split_tools_list_golden",
-            "tests/unit/test_exposition.py::test_split_lists_reads_and_writes_as_two_honest_tools",
-            "tests/unit/test_exposition.py::test_split_select_follows_each_half",
-            "tests/unit/test_exposition.py::test_split_claims_both_names",
+            "tests/unit/_tools/test_exposition.py::test_split_lists_reads_and_writes_as_two_honest_tools",
+            "tests/unit/_tools/test_exposition.py::test_split_select_follows_each_half",
+            "tests/unit/_tools/test_exposition.py::test_split_claims_both_names",
         ),
     ),
     Clause(
@@ -1211,7 +1211,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "An action sent to the split half that does not hold it is UNKNOWN_ACTION with a recovery naming the tool that does.",
         tests=(
             "tests/conformance/test_s13_exposition.py::test_split_routes_and_names_the_other_half",
-            "tests/unit/test_exposition.py::test_split_routes_each_action_through_its_half",
+            "tests/unit/_tools/test_exposition.py::test_split_routes_each_action_through_its_half",
         ),
     ),
     Clause(
@@ -1220,10 +1220,10 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s13_exposition.py::test_split_tools_list_golden",
             "tests/conformance/test_s13_exposition.py::test_lean_optional_parameters_still_accept_null",
-            "tests/unit/test_lean.py::test_lean_grouped_schema",
-            "tests/unit/test_lean.py::test_lean_flat_schema",
-            "tests/unit/test_lean.py::test_lean_output_schema_and_annotations",
-            "tests/unit/test_lean.py::test_a_definition_referenced_once_is_written_in_place",
+            "tests/unit/_tools/test_lean.py::test_lean_grouped_schema",
+            "tests/unit/_tools/test_lean.py::test_lean_flat_schema",
+            "tests/unit/_tools/test_lean.py::test_lean_output_schema_and_annotations",
+            "tests/unit/_tools/test_lean.py::test_a_definition_referenced_once_is_written_in_place",
         ),
     ),
     Clause(
@@ -1231,8 +1231,8 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "Suggestion targets and available actions are sent as the exposition lists them.",
         tests=(
             "tests/conformance/test_s13_exposition.py::test_targets_are_written_as_listed",
-            "tests/unit/test_targets.py::test_under_flat_exposition_targets_are_the_flat_tool_names",
-            "tests/unit/test_targets.py::test_available_actions_are_checked_and_spelled",
+            "tests/unit/_tools/test_targets.py::test_under_flat_exposition_targets_are_the_flat_tool_names",
+            "tests/unit/_tools/test_targets.py::test_available_actions_are_checked_and_spelled",
         ),
     ),
     Clause(
@@ -1240,7 +1240,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "A Presenter's static suggestions naming no action are a definition error naming the suggestion and the known actions.",
         tests=(
             "tests/conformance/test_s13_exposition.py::test_static_targets_are_checked_with_the_catalog",
-            "tests/unit/test_targets.py::test_static_suggestions_are_sent_and_checked_when_the_catalog_is_built",
+            "tests/unit/_tools/test_targets.py::test_static_suggestions_are_sent_and_checked_when_the_catalog_is_built",
         ),
     ),
     Clause(
@@ -1248,8 +1248,8 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "A target naming nothing at call time is dropped (an empty suggestions block omitted) and logged once per target.",
         tests=(
             "tests/conformance/test_s13_exposition.py::test_unknown_targets_are_dropped_and_logged_once",
-            "tests/unit/test_targets.py::test_an_unknown_dynamic_target_is_dropped_and_logged_once",
-            "tests/unit/test_targets.py::test_when_every_suggestion_is_dropped_the_block_goes",
+            "tests/unit/_tools/test_targets.py::test_an_unknown_dynamic_target_is_dropped_and_logged_once",
+            "tests/unit/_tools/test_targets.py::test_when_every_suggestion_is_dropped_the_block_goes",
         ),
     ),
     Clause(
@@ -1265,7 +1265,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "A resource read sends the blocks in section 2 order, the data block first typed by its format, then other content; bytes are one blob.",
         tests=(
             "tests/conformance/test_s13_content.py::test_a_resource_read_sends_the_blocks_in_order_typed_by_format",
-            "tests/unit/test_billing_surface.py::test_the_invoice_resource_sends_what_get_invoice_sends",
+            "tests/examples/test_billing_surface.py::test_the_invoice_resource_sends_what_get_invoice_sends",
         ),
     ),
     Clause(
@@ -1273,17 +1273,17 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "A prompt sends one message per block, then one per other content item; a Presenter's view leaves UI out unless asked.",
         tests=(
             "tests/conformance/test_s13_content.py::test_a_prompt_sends_one_message_per_block_then_its_content",
-            "tests/unit/test_billing_surface.py::test_collections_call_is_built_from_the_presenters",
+            "tests/examples/test_billing_surface.py::test_collections_call_is_built_from_the_presenters",
         ),
     ),
     Clause(
         "S13.27",
         "A flat action's declared input_schema is its inputSchema as given (plus _select) and validates its calls, each violation a validation-error field; grouped tools refuse it.",
         tests=(
-            "tests/unit/test_declared.py::test_the_declared_schema_is_advertised_as_given",
-            "tests/unit/test_declared.py::test_select_is_added_to_a_declared_schema",
-            "tests/unit/test_declared.py::test_invalid_arguments_are_validation_errors_naming_each_field",
-            "tests/unit/test_declared.py::test_a_declared_schema_that_cannot_serve_is_a_definition_error",
+            "tests/unit/_tools/test_declared.py::test_the_declared_schema_is_advertised_as_given",
+            "tests/unit/_tools/test_declared.py::test_select_is_added_to_a_declared_schema",
+            "tests/unit/_tools/test_declared.py::test_invalid_arguments_are_validation_errors_naming_each_field",
+            "tests/unit/_tools/test_declared.py::test_a_declared_schema_that_cannot_serve_is_a_definition_error",
         ),
     ),
     # -- 14. Deliberate differences from the product page ------------------------------
@@ -1411,8 +1411,8 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "S15.8",
         "After a successful mutation, subscribers of matching resource URIs get notifications/resources/updated, same tenant only.",
         tests=(
-            "tests/unit/test_sdk_client.py::test_updates_go_to_matching_subscribers_of_the_same_tenant",
-            "tests/unit/test_sdk_client.py::test_listen_streams_hear_their_tenant_only",
+            "tests/unit/_serve/test_sdk_client.py::test_updates_go_to_matching_subscribers_of_the_same_tenant",
+            "tests/unit/_serve/test_sdk_client.py::test_listen_streams_hear_their_tenant_only",
             "tests/e2e/test_surface_e2e.py::test_a_subscriber_hears_of_a_mutation",
         ),
     ),

@@ -8,9 +8,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from mcpfusion import ToolError, ui
-from mcpfusion._app import Fusion
-from mcpfusion._context import Context
-from mcpfusion._presenter import Presenter, suggest
+from mcpfusion._app.app import Fusion
+from mcpfusion._present.presenter import Presenter, suggest
+from mcpfusion._tools.context import Context
 
 InvoiceId = Annotated[str, Field(description="Invoice id, e.g. INV-00001", pattern=r"^INV-\d{5}$")]
 

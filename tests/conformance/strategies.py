@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from mcpfusion import UIBlock, ui
-from mcpfusion._format import RESERVED_TAGS, fold_lines, neutralize
+from mcpfusion._wire.format import RESERVED_TAGS, fold_lines, neutralize
 
 WIDTHS = ("full", "half", "third")
 

@@ -12,10 +12,10 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from mcpfusion import ErrorEnvelope, ResponseBuilder, ToolResponse, require_view, tool_error
-from mcpfusion._datablock import EMPTY_TEXT, DataFormat
-from mcpfusion._format import RESERVED_TAGS, fold_lines, neutralize
-from mcpfusion._parse import parse, parse_error
-from mcpfusion._parts import UIBlock
+from mcpfusion._wire.datablock import EMPTY_TEXT, DataFormat
+from mcpfusion._wire.format import RESERVED_TAGS, fold_lines, neutralize
+from mcpfusion._wire.parse import parse, parse_error
+from mcpfusion._wire.parts import UIBlock
 from tests.conformance.strategies import (
     ExpectedUI,
     as_json,

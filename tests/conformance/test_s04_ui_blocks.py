@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from mcpfusion import UIBlock, ui
-from mcpfusion._format import fence
+from mcpfusion._wire.format import fence
 from tests.conformance.golden import assert_golden
 
 REVENUE = {

@@ -16,8 +16,8 @@ import pytest
 from pydantic import BaseModel, computed_field, model_validator
 
 from mcpfusion import DefinitionError, PresenterError, Suggestion, UIBlock, ui
-from mcpfusion._presenter import Presenter, suggest
-from mcpfusion._response import ToolResponse, require_view, view_of
+from mcpfusion._present.presenter import Presenter, suggest
+from mcpfusion._present.response import ToolResponse, require_view, view_of
 from mcpfusion.wire import parse
 from tests.conformance.golden import assert_golden
 

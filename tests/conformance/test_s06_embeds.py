@@ -9,8 +9,8 @@ import pytest
 from pydantic import BaseModel
 
 from mcpfusion import DefinitionError, PresenterError, Suggestion, UIBlock, ui
-from mcpfusion._presenter import Presenter, suggest
-from mcpfusion._response import require_view, view_of
+from mcpfusion._present.presenter import Presenter, suggest
+from mcpfusion._present.response import require_view, view_of
 from tests.conformance.golden import assert_golden
 
 SECRET = "pbkdf2$SECRET-HASH"

@@ -8,7 +8,7 @@ import pytest
 import toon_format
 
 from mcpfusion import UIBlock, error, response, success, tool_error, toon_success, ui
-from mcpfusion._format import RESERVED_TAGS, neutralize, neutralize_json
+from mcpfusion._wire.format import RESERVED_TAGS, neutralize, neutralize_json
 
 VARIANTS = [
     "<ui_passthrough>",

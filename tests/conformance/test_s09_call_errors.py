@@ -9,8 +9,8 @@ import pytest
 from pydantic import BaseModel, Field
 
 from mcpfusion import ToolError
-from mcpfusion._app import Fusion
-from mcpfusion._presenter import Presenter
+from mcpfusion._app.app import Fusion
+from mcpfusion._present.presenter import Presenter
 from mcpfusion.testing import FusionTester
 
 pytestmark = pytest.mark.anyio

@@ -6,8 +6,8 @@ import pytest
 
 from mcpfusion import error, required, tool_error
 from mcpfusion._errors import Severity
-from mcpfusion._format import validation_error
-from mcpfusion._parse import parse
+from mcpfusion._wire.format import validation_error
+from mcpfusion._wire.parse import parse
 from tests.conformance.golden import assert_golden
 
 

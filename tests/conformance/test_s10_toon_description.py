@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import toon_format
 
-from mcpfusion._app import Fusion
+from mcpfusion._app.app import Fusion
 from tests.conformance.sample_app import app as sample_app
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from mcpfusion import Fusion, Presenter, toon_success
-from mcpfusion._format import RESERVED_TAGS
+from mcpfusion._wire.format import RESERVED_TAGS
 from mcpfusion.testing import FusionTester
 from tests.conformance.test_properties import Case, _assert_tag_counts, _emitted, cases
 

@@ -8,8 +8,8 @@ import pytest
 from pydantic import BaseModel
 
 from mcpfusion import DefinitionError, ui
-from mcpfusion._app import Fusion
-from mcpfusion._presenter import Presenter
+from mcpfusion._app.app import Fusion
+from mcpfusion._present.presenter import Presenter
 from mcpfusion.testing import FusionTester
 from tests.conformance.sample_app import app as sample_app
 

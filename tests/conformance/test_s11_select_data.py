@@ -9,8 +9,8 @@ import pytest
 from pydantic import BaseModel, Field, computed_field
 
 from mcpfusion import Suggestion, UIBlock, ui
-from mcpfusion._presenter import Presenter, suggest
-from mcpfusion._response import require_view
+from mcpfusion._present.presenter import Presenter, suggest
+from mcpfusion._present.response import require_view
 from tests.conformance.golden import assert_golden
 
 

@@ -18,8 +18,8 @@ from mcpfusion import (
     success_structured,
     tool_error,
 )
-from mcpfusion._app import Fusion
-from mcpfusion._response import ToolResponse
+from mcpfusion._app.app import Fusion
+from mcpfusion._present.response import ToolResponse
 from mcpfusion.testing import FusionTester
 
 pytestmark = pytest.mark.anyio

@@ -30,7 +30,7 @@ from mcpfusion import (
     ui,
     view_of,
 )
-from mcpfusion._response import with_view as attach_view
+from mcpfusion._present.response import with_view as attach_view
 from mcpfusion.ui import UIBlock
 
 ADAPTER = pydantic.TypeAdapter(ToolResponse)

@@ -18,8 +18,8 @@ from mcpfusion import (
     success_structured,
     tool_error,
 )
-from mcpfusion._app import Fusion
-from mcpfusion._presenter import Presenter
+from mcpfusion._app.app import Fusion
+from mcpfusion._present.presenter import Presenter
 from mcpfusion.testing import FusionTester
 from tests.conformance.golden import assert_golden
 from tests.conformance.sample_app import app as sample_app

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from mcpfusion import DefinitionError, Fusion, ToolError, response
-from mcpfusion._statesync import matches, state_name
+from mcpfusion._present.statesync import matches, state_name
 from mcpfusion.testing import FakeClient, FusionTester
 from mcpfusion.wire import parse
 from tests.conformance.golden import assert_golden

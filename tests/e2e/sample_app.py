@@ -9,9 +9,9 @@ import anyio
 from pydantic import BaseModel, Field
 
 from mcpfusion import Suggestion, ToolError, ui
-from mcpfusion._app import Fusion
-from mcpfusion._context import Context
-from mcpfusion._presenter import Presenter
+from mcpfusion._app.app import Fusion
+from mcpfusion._present.presenter import Presenter
+from mcpfusion._tools.context import Context
 
 Status = Literal["paid", "pending", "overdue"]
 

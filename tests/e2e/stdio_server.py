@@ -18,8 +18,8 @@ import anyio
 from mcp.server.stdio import stdio_server
 
 from mcpfusion import Fusion
-from mcpfusion._sdk import build_server
-from mcpfusion._stdio import serve, serve_stdio
+from mcpfusion._serve.sdk import build_server
+from mcpfusion._serve.stdio.session import serve, serve_stdio
 from mcpfusion.cli import load_app
 
 

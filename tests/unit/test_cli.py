@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from mcpfusion import HttpOptions
-from mcpfusion._app import Fusion
+from mcpfusion._app.app import Fusion
 from mcpfusion.auth import JWTVerifier
 from mcpfusion.cli import UsageError, build_parser, http_options, load_app, main, parse_arguments
 
 APP_SOURCE = '''
-from mcpfusion._app import Fusion
+from mcpfusion._app.app import Fusion
 
 app = Fusion("tiny", version="0.0.1")
 other = 42

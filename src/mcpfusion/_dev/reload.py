@@ -13,7 +13,7 @@ from typing import Final
 
 import anyio
 
-from mcpfusion._app import Fusion
+from mcpfusion._app.app import Fusion
 from mcpfusion._dev.target import UsageError, load_app
 
 logger = logging.getLogger("mcpfusion.dev")

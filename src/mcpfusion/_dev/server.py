@@ -24,15 +24,15 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mcpfusion._app import Fusion
-from mcpfusion._catalog import Catalog
+from mcpfusion._app.app import Fusion
 from mcpfusion._dev.forms import action_forms, form_arguments
 from mcpfusion._dev.reload import LiveApp
 from mcpfusion._dev.target import UsageError
-from mcpfusion._guard import Address, Origin, _is_json
+from mcpfusion._dev.terminal import TokenCounter, classify, definition_json
+from mcpfusion._present.response import ToolResponse
 from mcpfusion._renderer import renderer_document
-from mcpfusion._response import ToolResponse
-from mcpfusion.terminal import TokenCounter, classify, definition_json
+from mcpfusion._serve.http.guard import Address, Origin, _is_json
+from mcpfusion._tools.catalog import Catalog
 
 logger = logging.getLogger("mcpfusion.dev")
 

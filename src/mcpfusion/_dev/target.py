@@ -17,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from mcpfusion._app import Fusion
+from mcpfusion._app.app import Fusion
 
 USAGE_ERROR = 2
 """Exit status for a bad target (including a definition mistake in its tools), an unknown

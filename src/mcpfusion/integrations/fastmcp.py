@@ -29,15 +29,15 @@ from mcp import types
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from mcpfusion._adopt import adopt
-from mcpfusion._app import Fusion
-from mcpfusion._context import Progress
+from mcpfusion._app.app import Fusion
 from mcpfusion._errors import DefinitionError, ToolError
-from mcpfusion._failures import from_exception, validation_failure
-from mcpfusion._presenter import Presenter
-from mcpfusion._response import ToolResponse
-from mcpfusion._sdk import ServableApp, to_call_tool_result
-from mcpfusion._validation import field_problems
+from mcpfusion._present.failures import from_exception, validation_failure
+from mcpfusion._present.presenter import Presenter
+from mcpfusion._present.response import ToolResponse
+from mcpfusion._serve.sdk import ServableApp, to_call_tool_result
+from mcpfusion._tools.context import Progress
+from mcpfusion._tools.validation import field_problems
+from mcpfusion.integrations._adopt import adopt
 
 __all__ = ["ErrorEnvelopes", "mount", "presented", "tools"]
 

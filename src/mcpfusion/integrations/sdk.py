@@ -24,12 +24,12 @@ from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from mcpfusion._adopt import adopt
-from mcpfusion._app import Fusion
-from mcpfusion._context import Progress
+from mcpfusion._app.app import Fusion
 from mcpfusion._errors import DefinitionError
-from mcpfusion._presenter import Presenter
-from mcpfusion._sdk import ServableApp, to_call_tool_result
+from mcpfusion._present.presenter import Presenter
+from mcpfusion._serve.sdk import ServableApp, to_call_tool_result
+from mcpfusion._tools.context import Progress
+from mcpfusion.integrations._adopt import adopt
 
 __all__ = ["mount", "presented", "tools"]
 

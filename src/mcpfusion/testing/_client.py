@@ -6,7 +6,8 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcpfusion._client import (
+from mcpfusion._identity import Identity
+from mcpfusion._tools.client import (
     FEATURES,
     LOG_LEVELS,
     Answer,
@@ -16,7 +17,6 @@ from mcpfusion._client import (
     Root,
     Sampled,
 )
-from mcpfusion._identity import Identity
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcpfusion._content import Attachment
 from mcpfusion._errors import ErrorEnvelope
-from mcpfusion._parse import parse, parse_error
-from mcpfusion._parts import ResponseView, Suggestion, UIBlock
-from mcpfusion._response import ToolResponse, view_of
+from mcpfusion._present.content import Attachment
+from mcpfusion._present.response import ToolResponse, view_of
+from mcpfusion._wire.parse import parse, parse_error
+from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,12 +10,12 @@ from typing import Any, Literal, Self
 
 import anyio
 
-from mcpfusion._app import Fusion
-from mcpfusion._client import ClientChannel
-from mcpfusion._context import ContextFactory
+from mcpfusion._app.app import Fusion
 from mcpfusion._identity import Identity, scopes_of
-from mcpfusion._schema import DISCRIMINATOR
-from mcpfusion._surface import PromptResult, ReadResult
+from mcpfusion._surface.surface import PromptResult, ReadResult
+from mcpfusion._tools.client import ClientChannel
+from mcpfusion._tools.context import ContextFactory
+from mcpfusion._tools.schema import DISCRIMINATOR
 from mcpfusion.testing._result import CallResult, ProgressEvent
 
 

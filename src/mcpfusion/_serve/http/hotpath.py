@@ -1,0 +1,334 @@
+"""The HTTP hot path: a session's ``tools/call`` and ``tools/list`` answered before the SDK.
+
+An ASGI app in front of the SDK's session manager. A POST carrying one such request of an
+initialized 2025-era session is answered here, with one JSON body when the handler sends
+nothing else, or with an SSE stream from the first message it sends to the client on (see
+``_http_call``); every other request goes to the SDK unchanged. Why that is the SDK's
+behaviour: docs/deployment.md, "The HTTP hot path".
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Final
+
+import anyio
+import pydantic_core
+from mcp import types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorization_context
+from mcp.server.connection import Connection
+from mcp.server.context import CallNext, HandlerResult
+from mcp.server.streamable_http import StreamableHTTPServerTransport, check_accept_headers
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp.shared.dispatcher import coerce_request_id
+from mcp.types import methods
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.types import Receive, Scope, Send
+
+from mcpfusion._serve.hotpath import CALL_KEYS, call_shape, plain_sdk_path, respond, result_line
+from mcpfusion._serve.http.bearer import identity_of
+from mcpfusion._serve.http.call import (
+    SESSION_HEADER,
+    Asks,
+    HotCall,
+    HttpClient,
+    accepted,
+    json_answer,
+    no_progress,
+)
+from mcpfusion._serve.http.guard import replay
+from mcpfusion._serve.http.streams import SessionManager
+from mcpfusion._serve.jsonrpc import RequestId, encode
+from mcpfusion._serve.sdk import ServableApp
+from mcpfusion._serve.sdk_client import ClientHub
+
+__all__ = ["HotEndpoint"]
+
+_HOT_METHODS: Final = frozenset({"tools/call", "tools/list"})
+_METHODS: Final = frozenset({"POST", "DELETE"})
+_VERSION: Final = b"mcp-protocol-version"
+_ANSWER_KEYS: Final = frozenset({"jsonrpc", "id", "result", "error"})
+
+
+class _Connections:
+    """Server middleware noting each session's connection by session id.
+
+    The hot path reads what the SDK negotiated there: the protocol version, whether
+    ``initialize`` was accepted, the client's capabilities and its log level.
+    """
+
+    def __init__(self) -> None:
+        self.by_session: weakref.WeakValueDictionary[str, Connection] = (
+            weakref.WeakValueDictionary()
+        )
+
+    async def __call__(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+        # The SDK keeps the connection behind the request's session (as _sdk_client reads it).
+        connection = getattr(ctx.session, "_connection", None)
+        if isinstance(connection, Connection) and connection.session_id is not None:
+            self.by_session.setdefault(connection.session_id, connection)
+        return await call_next(ctx)
+
+
+class HotEndpoint:
+    """The MCP endpoint: the hot path, in front of the SDK's session manager.
+
+    On only for what it can serve as the SDK does: stateful SSE sessions (not stateless,
+    not ``json_response``, no event store to resume from) of a server with no middleware,
+    cache hints or tracer provider of its own (``plain_sdk_path``).
+    """
+
+    def __init__(
+        self, manager: SessionManager, server: Server[Any], app: ServableApp, hub: ClientHub | None
+    ) -> None:
+        self._sdk = StreamableHTTPASGIApp(manager)
+        self._manager = manager
+        self._app = app
+        self._hub = hub
+        self._connections = _Connections()
+        self.enabled = (
+            not manager.stateless
+            and not manager.json_response
+            and manager.event_store is None
+            and plain_sdk_path(server)
+            and hub is not None
+        )
+        if self.enabled:
+            server.middleware.append(self._connections)
+        self._calls: dict[tuple[str, RequestId], HotCall] = {}  # running, by session and id
+        self._asks: Asks = {}  # questions to clients awaiting their answers
+        self._listed: dict[tuple[frozenset[str] | None, str | None, str], bytes] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.enabled or scope["type"] != "http" or scope["method"] not in _METHODS:
+            await self._sdk(scope, receive, send)
+            return
+        session_id = version = None
+        for name, value in scope["headers"]:
+            if name == SESSION_HEADER:
+                session_id = value.decode("latin-1")
+            elif name == _VERSION:
+                version = value.decode("latin-1")
+        if session_id is None:  # initialize, or a request the SDK refuses
+            await self._sdk(scope, receive, send)
+            return
+        if scope["method"] == "DELETE":
+            await self._sdk(scope, receive, send)
+            self._ended(session_id)
+            return
+        # The guard in front hands the whole body in one message.
+        first = await receive()
+        receive = replay(first, receive)
+        if first["type"] == "http.request" and not first.get("more_body", False):
+            try:
+                message = pydantic_core.from_json(first.get("body", b""))
+            except ValueError:
+                message = None
+            if isinstance(message, dict):
+                method = message.get("method")
+                if method in _HOT_METHODS and "id" in message:
+                    if await self._take(scope, send, session_id, version, message):
+                        return
+                elif method == "notifications/cancelled" and self._calls:
+                    self._cancel(scope, session_id, message)
+                elif method is None and self._asks and self._answered(scope, session_id, message):
+                    await accepted(send, session_id)
+                    return
+        await self._sdk(scope, receive, send)
+
+    # -- whether the SDK would serve this request of this session as the hot path does ----
+
+    def _transport(self, scope: Scope, session_id: str) -> StreamableHTTPServerTransport | None:
+        """The session's transport if the SDK would hand it the request (as its manager does)."""
+        manager = self._manager
+        transport = manager._server_instances.get(session_id)
+        if transport is None or transport.is_terminated:
+            return None
+        user = scope.get("user")
+        requestor = authorization_context(user) if isinstance(user, AuthenticatedUser) else None
+        if requestor != manager._session_owners.get(session_id):
+            return None  # the SDK answers 404: only the credential that opened it may use it
+        idle = transport.idle_scope
+        if idle is not None and idle.cancel_called:
+            return None
+        return transport
+
+    def _connection(self, scope: Scope, session_id: str, version: str | None) -> Connection | None:
+        """The session's connection, if the hot path may answer on it."""
+        connection = self._connections.by_session.get(session_id)
+        if (
+            connection is None
+            or not connection.initialize_accepted
+            or version != connection.protocol_version
+        ):
+            return None
+        has_json, has_sse = check_accept_headers(Request(scope))
+        return connection if has_json and has_sse else None
+
+    async def _take(
+        self,
+        scope: Scope,
+        send: Send,
+        session_id: str,
+        version: str | None,
+        message: dict[str, Any],
+    ) -> bool:
+        if not message.keys() <= CALL_KEYS or message.get("jsonrpc") != "2.0":
+            return False
+        request_id = message["id"]
+        if type(request_id) is not int and type(request_id) is not str:
+            return False
+        params = message.get("params", {})
+        shape: tuple[Any, ...] | None = None
+        if message["method"] == "tools/call":
+            shape = call_shape(params)
+            if shape is None:
+                return False
+        elif not (params is None or params == {}) or getattr(self._app, "toggled", False):
+            return False  # a cursor, or a tool list changed at run time: the SDK lists
+        transport = self._transport(scope, session_id)
+        if transport is None:
+            return False
+        connection = self._connection(scope, session_id, version)
+        if connection is None:
+            return False
+        with _held(transport):
+            if shape is None:
+                body = self._list_body(scope, request_id, connection.protocol_version)
+                await json_answer(send, session_id, body)
+            else:
+                await self._call(scope, send, session_id, connection, request_id, *shape)
+        return True
+
+    # -- tools/call ---------------------------------------------------------------------
+
+    async def _call(
+        self,
+        scope: Scope,
+        send: Send,
+        session_id: str,
+        connection: Connection,
+        request_id: RequestId,
+        name: str,
+        arguments: dict[str, Any] | None,
+        meta: Mapping[str, Any] | None,
+        token: str | int | None,
+    ) -> None:
+        call = HotCall(send, session_id, self._asks, connection.protocol_version)
+        key = (session_id, coerce_request_id(request_id))
+        # Registered before the handler starts: a cancellation right behind it finds it.
+        self._calls[key] = call
+        assert self._hub is not None  # enabled only with one
+        client = HttpClient(call, connection, self._hub)
+        with call.scope:
+            try:
+                progress = no_progress if token is None else call.progress(token)
+                response = await respond(
+                    self._app, name, arguments, meta, progress, identity_of(scope), client
+                )
+            finally:
+                call.over = True
+                if self._calls.get(key) is call:  # a reused id may have replaced it
+                    del self._calls[key]
+            # No await since the handler returned: a cancellation cannot slip in between.
+            if not call.cancelled:
+                await call.answer(result_line(request_id, response, connection.protocol_version))
+                return
+        await call.end_unanswered()
+
+    def _cancel(self, scope: Scope, session_id: str, message: dict[str, Any]) -> None:
+        """Stops the hot call a ``notifications/cancelled`` names; the SDK still gets it.
+
+        Only when the SDK would take the notification for that session (same checks).
+        """
+        params = message.get("params")
+        if not isinstance(params, dict) or self._transport(scope, session_id) is None:
+            return
+        request_id = params.get("requestId")
+        if type(request_id) is not int and type(request_id) is not str:
+            return
+        call = self._calls.get((session_id, coerce_request_id(request_id)))
+        if call is not None:
+            call.cancelled = True
+            call.scope.cancel()
+
+    def _answered(self, scope: Scope, session_id: str, message: dict[str, Any]) -> bool:
+        """Hands a client's answer to the hot call that asked, if one did.
+
+        Only from the session's credential, as the SDK takes it; anything else is the SDK's.
+        """
+        request_id = message.get("id")
+        if type(request_id) is not str or message.keys() - _ANSWER_KEYS:
+            return False
+        waiting = self._asks.get((session_id, request_id))
+        if waiting is None or waiting.done() or self._transport(scope, session_id) is None:
+            return False
+        if "result" in message and "error" not in message:
+            if type(message["result"]) is not dict:
+                return False
+        elif "error" in message and "result" not in message:
+            try:
+                types.ErrorData.model_validate(message["error"], by_name=False)
+            except ValidationError:
+                return False  # the SDK refuses it (400), and the call waits on
+        else:
+            return False
+        waiting.set_result(message)
+        return True
+
+    def _ended(self, session_id: str) -> None:
+        """Stops the hot calls of a session the client ended (DELETE), unanswered.
+
+        The SDK ends the streams of its own requests then, with no answer.
+        """
+        if session_id in self._manager._server_instances:
+            return  # refused, or not that session's credential
+        for (session, _), call in list(self._calls.items()):
+            if session == session_id:
+                call.cancelled = True
+                call.scope.cancel()
+
+    # -- tools/list ---------------------------------------------------------------------
+
+    def _list_body(self, scope: Scope, request_id: RequestId, version: str) -> bytes:
+        """The SDK's answer to ``tools/list``: ``build_server``'s view for the caller."""
+        identity = identity_of(scope)
+        key = (self._app.scope_key(identity), identity.tenant if identity else None, version)
+        listed = self._listed.get(key)
+        if listed is None:
+            found = self._app.list_tools(key[0], tenant=key[1])
+            tools = [types.Tool.model_validate(tool) for tool in found]
+            dumped = types.ListToolsResult(tools=tools).model_dump(
+                by_alias=True, mode="json", exclude_none=True
+            )
+            listed = encode(methods.serialize_server_result("tools/list", version, dumped))
+            self._listed[key] = listed
+        return b'{"jsonrpc":"2.0","id":' + encode(request_id) + b',"result":' + listed + b"}"
+
+
+@contextmanager
+def _held(transport: StreamableHTTPServerTransport) -> Iterator[None]:
+    """Holds the session open while a request is served, as the SDK's transport does.
+
+    ``StreamableHTTPServerTransport.handle_request`` (mcp 2.3, pinned by
+    tests/unit/_serve/http/test_hotpath.py): the idle countdown stops while any request is in
+    flight and restarts when the last one ends.
+    """
+    idle = transport.idle_scope
+    timeout = transport._idle_timeout
+    if idle is None or timeout is None:
+        yield
+        return
+    transport._requests_in_flight += 1
+    idle.deadline = math.inf
+    try:
+        yield
+    finally:
+        transport._requests_in_flight -= 1
+        if not transport._requests_in_flight:
+            idle.deadline = anyio.current_time() + timeout

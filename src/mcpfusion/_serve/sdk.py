@@ -1,0 +1,292 @@
+"""The mapping onto the official MCP SDK: a low-level ``Server`` answering from an app."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import weakref
+from collections.abc import Collection, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
+
+from mcp import types
+from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
+
+from mcpfusion._identity import Identity
+from mcpfusion._present.failures import escaped, preview
+from mcpfusion._present.response import ToolResponse
+from mcpfusion._serve.http.bearer import identity_of
+from mcpfusion._serve.sdk_client import (
+    ClientHub,
+    ConnectionTracker,
+    SdkClient,
+    input_required,
+    missing_capability,
+)
+from mcpfusion._serve.sdk_surface import (
+    advertise_extensions,
+    listen_handler,
+    sdk_content,
+    surface_handlers,
+)
+from mcpfusion._tools.client import ClientChannel, ClientLacks, InputNeeded
+from mcpfusion._tools.context import Progress
+
+logger = logging.getLogger("mcpfusion")
+
+
+class ServableApp(Protocol):
+    """What a server needs from an app; ``mcpfusion.Fusion`` is one."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def instructions(self) -> str | None: ...
+
+    @property
+    def local_identity(self) -> Identity | None: ...
+
+    def list_tools(
+        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
+    ) -> list[dict[str, Any]]: ...
+
+    def scope_key(self, identity: Identity | None) -> frozenset[str] | None: ...
+
+    def running(self) -> AbstractAsyncContextManager[Any]: ...
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        progress: Progress | None = None,
+        meta: Mapping[str, Any] | None = None,
+        identity: Identity | None = None,
+        client: ClientChannel | None = None,
+    ) -> ToolResponse: ...
+
+
+def caller(app: ServableApp, ctx: ServerRequestContext[Any]) -> Identity | None:
+    """Who sent a request: the verified bearer over HTTP, the app's local identity otherwise.
+
+    A request without an HTTP request under it came over stdio (or in memory): from the
+    process owner, whom the app may have declared as ``local_identity``.
+    """
+    if ctx.request is None:
+        return app.local_identity
+    return identity_of(ctx.request.scope)
+
+
+def principal(app: ServableApp, ctx: ServerRequestContext[Any]) -> str | None:
+    """Whom a sealed ``requestState`` belongs to: the caller's subject, OAuth client, issuer
+    and tenant (``None`` for an anonymous caller, whose state is bound to no one)."""
+    identity = caller(app, ctx)
+    if identity is None:
+        return None
+    issuer = identity.claims.get("iss")
+    # JSON keeps the parts apart (no separator a subject could contain) and is total here.
+    parts = [identity.subject, identity.client_id, None if issuer is None else str(issuer)]
+    return json.dumps([*parts, identity.tenant])
+
+
+def to_call_tool_result(response: ToolResponse) -> types.CallToolResult:
+    """The SDK model of ``response.to_mcp()``, built from the blocks without a dict detour."""
+    content: list[types.ContentBlock]
+    if response.annotations:
+        content = [
+            types.TextContent(text=block, annotations=_annotations(response, index))
+            for index, block in enumerate(response.blocks)
+        ]
+    else:  # the common case: no block is annotated
+        content = [types.TextContent(text=block) for block in response.blocks]
+    if response.attachments:
+        content += [sdk_content(item) for item in response.attachments]
+    return types.CallToolResult(
+        content=content,
+        structured_content=response.structured_content,
+        is_error=response.is_error,
+    )
+
+
+def _annotations(response: ToolResponse, index: int) -> types.Annotations | None:
+    marks = response.annotations_of(index)
+    if marks is None:
+        return None
+    return types.Annotations(audience=list(marks.audience) or None, priority=marks.priority)
+
+
+def build_server(
+    app: ServableApp,
+    *,
+    subscription_bus: SubscriptionBus | None = None,
+    request_state_keys: Sequence[str] = (),
+) -> Server[Any]:
+    """A low-level SDK ``Server`` answering ``tools/list`` and ``tools/call`` from ``app``.
+
+    With a ``subscription_bus``, it also serves ``subscriptions/listen`` (protocol
+    2026-07-28): each listen stream gets the events published on the bus, on any replica
+    when the bus is shared (``mcpfusion.redis.RedisSubscriptionBus``).
+
+    The ``requestState`` of 2026-07-28 ``input_required`` rounds is sealed under
+    ``request_state_keys`` (``HttpOptions.request_state_keys``: the first seals, each
+    unseals), or under a key of this process without them, and bound to the caller who
+    started the call: another caller's next round is refused.
+
+    The tool list is read once, here (and once for each set of scopes that hides actions,
+    when a caller holding it first lists): a definition mistake only the complete list shows
+    (a tool without actions) raises ``DefinitionError`` before the server accepts a
+    client, and the list is fixed for the life of the server, so define every tool first.
+
+    Everything the model should read, including an exception the app failed to contain,
+    is an ``isError`` result; a cancelled call propagates so the SDK drops its response.
+
+    Handlers talk to the client through ``_sdk_client`` (logs, questions, sampling,
+    roots); change notices go to ``subscription_bus`` (the SDK's in-memory bus by
+    default; a shared one fans them out across server processes) on 2026-07-28, and to
+    each connection on 2025-11-25.
+    """
+    hub = ClientHub(subscription_bus or InMemorySubscriptionBus(), lambda ctx: caller(app, ctx))
+    tools = [types.Tool.model_validate(tool) for tool in app.list_tools()]
+    schemas = {tool.name: tool.input_schema for tool in tools}
+    # One result per set of scopes that changes what a caller sees (and per tenant, once
+    # tools are enabled per tenant), made once and shared; None is the caller who may call
+    # everything. Emptied when the catalog changes at run time.
+    views: dict[tuple[frozenset[str] | None, str | None], types.ListToolsResult] = {
+        (None, None): types.ListToolsResult(tools=tools)
+    }
+
+    async def on_list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        identity = caller(app, ctx)
+        key = (app.scope_key(identity), identity.tenant if identity is not None else None)
+        listed = views.get(key)
+        if listed is None:
+            found = app.list_tools(key[0], tenant=key[1])
+            shown = [types.Tool.model_validate(tool) for tool in found]
+            listed = views[key] = types.ListToolsResult(tools=shown)
+        return listed
+
+    async def changed(tenant: str | None, listed: str = "tools") -> None:
+        if listed == "prompts":
+            await hub.prompts_changed(tenant)
+            return
+        views.clear()
+        await hub.tools_changed(tenant)
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> dict[str, Any] | types.InputRequiredResult:
+        # Always handed over: the SDK sends nothing unless the client sent a progress token,
+        # and the in-process client's callback has no token to look for. A report that
+        # cannot be delivered is the app's to contain (Fusion's Request.progress logs it).
+        progress: Progress = ctx.session.report_progress
+        try:
+            response = await app.call_tool(
+                params.name,
+                params.arguments,
+                progress=progress,
+                meta=ctx.meta,
+                identity=caller(app, ctx),
+                client=SdkClient(ctx, params, hub),
+            )
+            if not isinstance(response, ToolResponse):
+                raise TypeError(f"call_tool returned {type(response).__name__}")
+        except InputNeeded as need:  # a question, asked by ending this round (2026-07-28)
+            return input_required(need)
+        except ClientLacks as lack:  # a declared requirement, refused as 2026-07-28 says
+            raise missing_capability(lack) from None
+        except Exception:
+            logger.exception("tool %s raised out of the app", preview(params.name))
+            response = escaped(params.name)
+        # The wire dict, not the SDK's models: the SDK validates and shapes a handler's
+        # result by its protocol version either way, and building the models first cost
+        # 7 µs of a call (``benchmarks/server.py``). ``resultType`` is what 2026-07-28
+        # requires; the 2025-11-25 sieve drops it.
+        result = response.to_mcp()  # a new dict: completed in place, not copied
+        result["resultType"] = "complete"
+        return result
+
+    announce = getattr(app, "announce_changes", None)
+    server: Server[Any] = _Server(
+        # What the app can announce is what its handshake advertises: a client that reads
+        # listChanged false (the TypeScript SDK's) never refreshes on the notices it gets.
+        # No resource list notice is ever sent (resources/updated is subscriptions').
+        NotificationOptions(prompts_changed=callable(announce), tools_changed=callable(announce)),
+        app.name,
+        version=app.version,
+        instructions=app.instructions,
+        # Answers the 2026 HTTP path's Mcp-Param header check without a tools/list per call.
+        get_tool_input_schema=schemas.get,
+        on_list_tools=on_list_tools,
+        **surface_handlers(app, hub),
+    )
+    # Registered directly: the constructor's keyword types the handler by the SDK's result
+    # models, while the runner takes any handler result, the wire dict it answers with too.
+    server.add_request_handler("tools/call", types.CallToolRequestParams, on_call_tool)
+    advertise_extensions(server, app)
+    _talk_to_clients(server, app, hub, request_state_keys)
+    if callable(announce):
+        announce(changed)
+    _HUBS[server] = hub
+    return server
+
+
+class _Server(Server[Any]):
+    """The SDK's ``Server``, advertising the list-change notices its app sends.
+
+    The SDK derives every other capability from the handlers, but ``listChanged`` (on
+    2025-11-25) from options each transport would pass to ``create_initialization_options``;
+    held here, every transport (stdio, HTTP, in memory) advertises the same.
+    """
+
+    def __init__(self, notices: NotificationOptions, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._notices = notices
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or self._notices, experimental_capabilities, extensions
+        )
+
+
+_HUBS: weakref.WeakKeyDictionary[Server[Any], ClientHub] = weakref.WeakKeyDictionary()
+
+
+def hub_of(server: Server[Any]) -> ClientHub | None:
+    """The client hub of a server ``build_server`` made (the stdio hot path shares it)."""
+    return _HUBS.get(server)
+
+
+def _talk_to_clients(
+    server: Server[Any], app: ServableApp, hub: ClientHub, keys: Sequence[str]
+) -> None:
+    """Logging levels, listen streams and sealed request state (resource subscriptions are
+    the hub's too, registered with the resources: ``surface_handlers``)."""
+    # Registered directly: the constructor's keyword warns that logging is deprecated on
+    # 2026-07-28, which it is; 2025-11-25 clients still set their level with it.
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, hub.on_set_level)
+    server.add_request_handler(
+        "subscriptions/listen", types.SubscriptionsListenRequestParams, listen_handler(app, hub)
+    )
+    # The answers of earlier rounds travel in requestState: sealed under the shared keys
+    # (every replica reads them back) or a key of this process. The SDK's default binding
+    # reads an auth context mcpfusion never sets, so it bound nothing: ours names the caller.
+    security = RequestStateSecurity(
+        keys=list(keys) or [os.urandom(32)], bind_principal=lambda ctx: principal(app, ctx)
+    )
+    server.middleware.append(RequestStateBoundary(security, default_audience=app.name))
+    # Knows each 2025-11-25 connection, to tell it when its tool list changes.
+    server.middleware.append(ConnectionTracker(hub))

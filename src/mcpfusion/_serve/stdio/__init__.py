@@ -1,0 +1,1 @@
+"""The stdio transport: the line pipes and the session."""

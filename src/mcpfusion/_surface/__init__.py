@@ -1,0 +1,1 @@
+"""Resources, prompts, completions, and the renderer as an MCP App."""

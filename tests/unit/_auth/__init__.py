@@ -1,0 +1,1 @@
+"""Unit tests of the verifiers under ``mcpfusion._auth``."""

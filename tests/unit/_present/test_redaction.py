@@ -1,0 +1,186 @@
+"""Unit tests of _present.redaction: paths, censoring in place, traces and their search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from mcpfusion import DefinitionError, Presenter, require_view, ui
+from mcpfusion._present.redaction import Redaction, Scrubber, Traces, _rebuilt, parse_path
+from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
+
+
+@pytest.mark.parametrize(
+    ("path", "steps"),
+    [
+        ("ssn", ("ssn",)),
+        ("*.email", ("*", "email")),
+        ("lines[*].cost", ("lines", "[*]", "cost")),
+        ("grid[*][*]", ("grid", "[*]", "[*]")),
+        ("a-b.c_d", ("a-b", "c_d")),
+    ],
+)
+def test_paths_parse_into_steps(path: str, steps: tuple[str, ...]) -> None:
+    """Keys, '*' and '[*]' become one step each."""
+    assert parse_path("P", path) == steps
+
+
+def test_censor_reaches_every_shape_and_leaves_none() -> None:
+    """Keys, any key, list items and nested lists are replaced in place; None stays."""
+    rows: list[Any] = [
+        {"a": "secret-a", "tags": ["t-one", None], "grid": [["cell"]], "m": {"x": 1234, "y": None}},
+        {"a": None, "tags": None, "grid": [], "m": "not a dict"},
+    ]
+    traces = Traces()
+    Redaction("P", ["a", "tags[*]", "grid[*][*]", "m.*"], "X").censor(rows, traces)
+    assert rows == [
+        {"a": "X", "tags": ["X", None], "grid": [["X"]], "m": {"x": "X", "y": None}},
+        {"a": None, "tags": None, "grid": [], "m": "not a dict"},
+    ]
+    assert traces.forms() == {"secret-a": "X", "t-one": "X", "cell": "X", "1234": "X"}
+
+
+def test_forms_of_numbers_subtrees_and_short_values() -> None:
+    """Numbers need 4 digits, booleans never count, a subtree stands for its leaves."""
+    traces = Traces()
+    traces.add([12.5, 12.345, 123, 1234, True, {"k": ["deep-value", 98765]}, "abc"], "X")
+    assert traces.forms() == {
+        "12.345": "X",
+        "1234": "X",
+        "deep-value": "X",
+        "98765": "X",
+        "abc": "X",  # kept here; the search skips strings under 4 characters
+    }
+
+
+def test_a_censor_function_and_its_text() -> None:
+    """A function's output is the replacement; non-text outputs are written as JSON."""
+    traces = Traces()
+    Redaction("P", ["a"], lambda v: {"masked": len(v)}).censor([{"a": "abcdef"}], traces)
+    assert traces.forms() == {"abcdef": '{"masked": 6}'}
+    odd = Traces()
+    Redaction("P", ["a"], lambda v: object()).censor([{"a": "abcdef"}], odd)
+    assert odd.forms() == {"abcdef": "[REDACTED]"}
+
+
+def texts_view(text: str) -> ResponseView:
+    """A view whose every non-data part holds ``text``."""
+    block = UIBlock("markdown", text, title=text)
+    return ResponseView(
+        "data stays", (block,), (block,), (text,), (text,), (Suggestion("t.a", text),)
+    )
+
+
+@pytest.mark.parametrize("count", [1, 40, 5_000])
+def test_scrubber_finds_traces_alike_for_few_and_many(count: int) -> None:
+    """The per-value search and the windowed search replace the same occurrences."""
+    values = [f"user{n:05d}@example.com" for n in range(count)]
+    traces = Traces()
+    traces.add(values, "[R]")
+    text = f"mail {values[-1]} and {values[0]}, not user@example.com"
+    view = Scrubber(traces).view(texts_view(text))
+    expected = "mail [R] and [R], not user@example.com"
+    assert view.ui_blocks[0] == UIBlock("markdown", expected, title=expected)
+    assert view.embeds == view.ui_blocks
+    assert view.directives == view.system_rules == (expected,)
+    assert view.suggestions == (Suggestion("t.a", expected),)
+    assert view.data == "data stays"
+
+
+def test_longest_trace_first_and_json_escaped_forms() -> None:
+    """A value inside a longer one does not split it; JSON-escaped forms are found too."""
+    traces = Traces()
+    traces.add(['say "hi"', "hi there", "hi there, you"], "X")
+    found = Scrubber(traces).found(['hi there, you; {"v": "say \\"hi\\""}'])
+    assert [len(trace) for trace, _ in found] == sorted((len(t) for t, _ in found), reverse=True)
+    assert {trace for trace, _ in found} == {"hi there, you", "hi there", 'say \\"hi\\"'}
+    view = Scrubber(traces).view(texts_view('hi there, you; {"v": "say \\"hi\\""}'))
+    assert view.system_rules == ('X; {"v": "X"}',)
+
+
+def test_a_type_stays_one_line() -> None:
+    """A UI block type holding a redacted value is replaced, folded to one line."""
+    traces = Traces()
+    traces.add(["python"], "multi\nline")
+    block = Scrubber(traces).view(ResponseView(None, (UIBlock("python", "code"),))).ui_blocks[0]
+    assert block.type == "multi line"
+
+
+class Row(BaseModel):
+    """A row with a secret."""
+
+    id: int
+    secret: str
+
+
+def test_presenter_redaction_through_a_collection_with_a_limit() -> None:
+    """Only rows in view are censored and searched; the truncation notice is untouched."""
+    view = Presenter("Row", Row, limit=1, redact=["secret"])
+    view.collection_ui(lambda rows: ui.markdown(rows[0]["secret"]))
+    found = require_view(view.present([{"id": 1, "secret": "s3cr3t"}, {"id": 2, "secret": "zzzz"}]))
+    assert found.data == [{"id": 1, "secret": "[REDACTED]"}]
+    assert found.ui_blocks[1].content == "[REDACTED]"
+    assert "1 shown, 1 hidden" in found.ui_blocks[0].content
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"redact": "ssn"}, "redact takes a list of paths, not a str"),
+        ({"redact": ["id"], "censor": 3}, "censor is a str or a function"),
+    ],
+)
+def test_bad_redaction_options(options: dict[str, Any], message: str) -> None:
+    """A str of paths or a censor that is neither text nor function raises when defined."""
+    with pytest.raises(DefinitionError, match=f"^Presenter 'Row': {message}"):
+        Presenter("Row", Row, **options)
+
+
+class Loose(BaseModel):
+    """A row with a field masking passes through as it is."""
+
+    id: int
+    meta: Any
+    tags: dict[str, Any]
+    owner: Row
+
+
+def test_data_masking_passes_through_is_never_changed() -> None:
+    """A path through an Any-typed value copies before it writes; the caller's data stays."""
+    shared = {"secret": "hush-hush", "inner": {"secret": "deeper-secret"}}
+    row = {
+        "id": 1,
+        "meta": shared,
+        "tags": {"inner": shared["inner"]},
+        "owner": {"id": 2, "secret": "s3cr3t"},
+    }
+    view = Presenter(
+        "Loose",
+        Loose,
+        redact=["meta.secret", "meta.inner.secret", "tags.inner.secret", "owner.secret"],
+    )
+    found = require_view(view.present(row)).data
+    assert found["meta"] == {"secret": "[REDACTED]", "inner": {"secret": "[REDACTED]"}}
+    assert found["tags"] == {"inner": {"secret": "[REDACTED]"}}
+    assert found["owner"] == {"id": 2, "secret": "[REDACTED]"}
+    assert shared == {"secret": "hush-hush", "inner": {"secret": "deeper-secret"}}
+    assert row["owner"] == {"id": 2, "secret": "s3cr3t"}
+
+
+def test_paths_through_built_containers_write_in_place() -> None:
+    """Models, typed lists and dicts are masking's own: no copy is needed to write there."""
+
+    class Deep(BaseModel):
+        owner: Row | None
+        rows: list[Row]
+        by_id: dict[str, Row]
+        loose: Any
+
+    assert _rebuilt(Deep, parse_path("P", "owner.secret"))
+    assert _rebuilt(Deep, parse_path("P", "rows[*].secret"))
+    assert _rebuilt(Deep, parse_path("P", "by_id.*.secret"))
+    assert not _rebuilt(Deep, parse_path("P", "loose.secret"))
+    assert not _rebuilt(Deep, parse_path("P", "*.secret"))
+    assert not _rebuilt(None, parse_path("P", "owner.secret"))
