@@ -175,28 +175,8 @@ PUBLIC_BY_SOURCE = {
     "mcpfusion.integrations.fastmcp": ["ErrorEnvelopes", "mount", "presented", "tools"],
 }
 
-SERVING = {
-    "mcpfusion._serve.http.bearer",
-    "mcpfusion._serve.http.guard",
-    "mcpfusion._serve.hotpath",
-    "mcpfusion._serve.http.app",
-    "mcpfusion._serve.http.call",
-    "mcpfusion._serve.http.hotpath",
-    "mcpfusion._serve.jsonrpc",
-    "mcpfusion._serve.sdk",
-    "mcpfusion._serve.sdk_surface",
-    "mcpfusion._serve.sdk_client",
-    "mcpfusion._serve.stdio.session",
-    "mcpfusion._serve.http.streams",
-    "mcpfusion._serve.redis",
-    "mcpfusion.redis",
-    "mcpfusion.server",
-    "mcpfusion.integrations.fastmcp",
-    "mcpfusion.integrations.sdk",
-}
-"""The only modules that may import the MCP SDK or FastMCP."""
-
-FRAMEWORKS = {"mcp", "mcp_types", "fastmcp"}
+# Which modules may import the MCP SDK is a path rule (``_serve/`` and ``integrations/``),
+# checked with the package order in test_layering.py.
 
 
 def _module_name(path: Path) -> str:
@@ -235,21 +215,6 @@ def test_modules_of_optional_frameworks_are_pinned_from_source() -> None:
     for name, names in PUBLIC_BY_SOURCE.items():
         assert _source_all(name) == names, name
         assert sorted(names, key=_isort_order) == names, name
-
-
-def test_only_serving_modules_import_the_sdk_or_fastmcp() -> None:
-    """The MCP SDK and FastMCP are imported by the serving and integration modules only."""
-    offenders = []
-    for path in PACKAGE.rglob("*.py"):
-        imported = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                imported |= {alias.name.split(".")[0] for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                imported.add(node.module.split(".")[0])
-        if imported & FRAMEWORKS and _module_name(path) not in SERVING:
-            offenders.append(_module_name(path))
-    assert offenders == []
 
 
 def test_every_exported_name_exists() -> None:
