@@ -44,11 +44,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     # app.run() and app.asgi_app() serve through the public façade (a deferred import),
     # and annotate with its HttpOptions (type-only): the app's one edge to serving.
     ("mcpfusion._app.app", "mcpfusion.server"): "the app.run() façade edge",
-    # Surface reads its Fusion (type-only). The lead removes this line with cycle (a),
-    # when Surface takes an Owner protocol as Tool does.
-    ("mcpfusion._surface.surface", "mcpfusion._app.app"): "until Surface takes an Owner",
 }
-"""The only edges up the order; neither is an import at the top of a module."""
+"""The only edge up the order; it is no import at the top of a module."""
 
 SDK = frozenset({"mcp", "mcp_types", "fastmcp"})
 SDK_HOMES = ("mcpfusion._serve", "mcpfusion.integrations")

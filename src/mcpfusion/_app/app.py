@@ -14,15 +14,7 @@ import anyio
 from pydantic import ValidationError
 
 from mcpfusion._app.lifespan import Lifespan, LifespanFactory, state_type
-from mcpfusion._app.middleware import (
-    TOOL_CALL,
-    Call,
-    Middleware,
-    Next,
-    RequestKind,
-    check_middleware,
-    compose,
-)
+from mcpfusion._app.middleware import Call, Middleware, Next, check_middleware, compose
 from mcpfusion._errors import DefinitionError
 from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._present.failures import (
@@ -55,7 +47,15 @@ from mcpfusion._surface.ui_app import (
 from mcpfusion._tools.action import Action
 from mcpfusion._tools.catalog import DEFINITIONS, Catalog, Definitions, Route
 from mcpfusion._tools.client import ClientChannel, ClientLacks, InputNeeded, before_running
-from mcpfusion._tools.context import NO_META, Context, ContextFactory, Progress, Request
+from mcpfusion._tools.context import (
+    NO_META,
+    TOOL_CALL,
+    Context,
+    ContextFactory,
+    Progress,
+    Request,
+    RequestKind,
+)
 from mcpfusion._tools.declared import InvalidArguments
 from mcpfusion._tools.listing import Listing
 from mcpfusion._tools.schema import DISCRIMINATOR, SELECT

@@ -7,22 +7,16 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any
 
 from mcpfusion._errors import DefinitionError
 from mcpfusion._identity import Identity
 from mcpfusion._present.failures import from_exception
 from mcpfusion._present.response import ToolResponse
-from mcpfusion._tools.context import NO_META, Progress, Request
+from mcpfusion._tools.context import NO_META, TOOL_CALL, Progress, Request, RequestKind
 
 if TYPE_CHECKING:
     from mcpfusion._tools.client import ClientChannel
-
-
-RequestKind = Literal["tools/call", "resources/read", "prompts/get", "completion/complete"]
-"""The kinds of request whose handlers run through the middleware."""
-
-TOOL_CALL: Final = "tools/call"
 
 
 class Call:

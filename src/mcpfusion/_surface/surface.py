@@ -16,7 +16,6 @@ from typing import Any, Final, Generic, Literal, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from mcpfusion._app.middleware import RequestKind
 from mcpfusion._errors import DefinitionError, ErrorEnvelope, ToolError
 from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._present.failures import preview
@@ -27,7 +26,7 @@ from mcpfusion._surface.prompt import Message, Prompt, as_messages
 from mcpfusion._surface.resource import CacheScope, Resource
 from mcpfusion._tools.action import Action
 from mcpfusion._tools.client import ClientChannel
-from mcpfusion._tools.context import NO_META, ContextFactory
+from mcpfusion._tools.context import NO_META, ContextFactory, RequestKind
 from mcpfusion._tools.validation import field_problems
 from mcpfusion._wire.format import fold_lines, neutralize
 from mcpfusion._wire.parse import parse_error

@@ -8,7 +8,7 @@ import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from mcpfusion._identity import Identity
 from mcpfusion._tools import client as _client
@@ -26,6 +26,11 @@ ContextFactory = Callable[["Request"], Any]
 """Builds the context of one call from its ``Request``; may return an awaitable."""
 
 logger = logging.getLogger("mcpfusion")
+
+RequestKind = Literal["tools/call", "resources/read", "prompts/get", "completion/complete"]
+"""The kinds of request whose handlers run through the app's one pipeline."""
+
+TOOL_CALL: Final = "tools/call"
 
 NO_META: Mapping[str, Any] = MappingProxyType({})
 """The metadata of a request that carries none: empty and read-only, shared."""
