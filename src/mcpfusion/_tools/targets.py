@@ -28,7 +28,7 @@ from mcpfusion._present.response import (
 from mcpfusion._tools.action import Action
 from mcpfusion._tools.tool import Tool
 from mcpfusion._wire.format import bullet_block
-from mcpfusion._wire.parts import BULLET_KINDS, ResponseView, Suggestion
+from mcpfusion._wire.parts import BULLET_KINDS, ResponseView, Suggestion, block_index
 
 logger = logging.getLogger("mcpfusion")
 
@@ -168,8 +168,7 @@ def _with_suggestions(
     response: ToolResponse, view: ResponseView, suggestions: list[Suggestion]
 ) -> ToolResponse:
     """``response`` with its suggestions block rendered again from ``suggestions``."""
-    at = 1 + len(view.ui_blocks) + len(view.embeds) + bool(view.directives)
-    at += bool(view.system_rules)
+    at = block_index(view, _SUGGESTIONS.field)
     lines = _SUGGESTIONS.lines(tuple(suggestions))
     blocks = list(response.blocks)
     annotations = list(response.annotations)

@@ -197,3 +197,15 @@ BULLET_KINDS: Final = (
 
 BULLET_ATTRIBUTES: Final = tuple(kind.attribute for kind in BULLET_KINDS if kind.attribute)
 """The ``ResponseView`` fields that are bullet blocks' attributes, not entries."""
+
+
+def block_index(view: ResponseView, field: str) -> int:
+    """Where the bullet block of ``field`` stands in the text blocks rendered from ``view``:
+    after the data block, the UI blocks, the embeds and the bullet blocks sent before it
+    (SPEC §2 order; a kind without entries sends no block)."""
+    at = 1 + len(view.ui_blocks) + len(view.embeds)
+    for kind in BULLET_KINDS:
+        if kind.field == field:
+            return at
+        at += bool(getattr(view, kind.field))
+    raise ValueError(f"{field!r} is no bullet kind")
