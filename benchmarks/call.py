@@ -19,8 +19,9 @@ in the same run: validating the arguments (a pydantic model of the action's para
 masking the row (validating it into a typed dict of the declared fields), its indented
 JSON, and the callbacks' own bodies (the UI block and the suggestion they return).
 
-Targets (issue 12, 13): ``presented <= 2.0 x (u)``, ``trivial <= 4 x baseline`` and
-``secured <= 1.3 x presented`` (p50s).
+Targets (issue 25, which supersedes issue 12's: a hand-inlined minimal presented call
+already costs 2.35-2.5 x (u)): ``presented <= 3.0 x (u)``, ``secured <= 1.5 x presented``,
+``trivial <= 4 x baseline`` and ``trivial_sync <= 15 x trivial`` (p50s).
 
 Run: ``python -m benchmarks.call [--json] [--calls N] [--rounds R]``.
 """
@@ -47,9 +48,10 @@ from mcpfusion.auth import APIKeyVerifier, hash_api_key
 from mcpfusion.middleware import AUDIT_LOGGER, audit_log, rate_limit
 from mcpfusion.testing import FusionTester
 
-PRESENTED_TARGET = 2.0
+PRESENTED_TARGET = 3.0
 TRIVIAL_TARGET = 4.0
-SECURED_TARGET = 1.3
+SECURED_TARGET = 1.5
+SYNC_TARGET = 15.0
 API_KEY = "bk_bench_0123456789abcdef0123456789abcdef"
 
 ROW = {
@@ -240,11 +242,13 @@ async def measure(calls: int, rounds: int) -> dict[str, Any]:
         "presented/u": round(p50["presented"] / u, 2),
         "trivial/baseline": round(p50["trivial"] / p50["baseline"], 2),
         "secured/presented": round(p50["secured"] / p50["presented"], 2),
+        "trivial_sync/trivial": round(p50["trivial_sync"] / p50["trivial"], 2),
     }
     limits = {
         "presented/u": PRESENTED_TARGET,
         "trivial/baseline": TRIVIAL_TARGET,
         "secured/presented": SECURED_TARGET,
+        "trivial_sync/trivial": SYNC_TARGET,
     }
     return {
         "figures": figures,
