@@ -2,33 +2,21 @@
 
 from __future__ import annotations
 
-import inspect
 import logging
 import typing
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-import anyio
-from pydantic import ValidationError
-
 from mcpfusion._app.lifespan import Lifespan, LifespanFactory, state_type
-from mcpfusion._app.middleware import Call, Middleware, Next, check_middleware, compose
+from mcpfusion._app.middleware import Middleware, check_middleware
+from mcpfusion._app.pipeline import Pipeline
 from mcpfusion._errors import DefinitionError
 from mcpfusion._identity import Identity, scopes_of
-from mcpfusion._present.failures import (
-    forbidden,
-    from_exception,
-    missing_discriminator,
-    timed_out,
-    unknown_action,
-    unknown_tool,
-    validation_failure,
-)
 from mcpfusion._present.presenter import Presenter
-from mcpfusion._present.response import ToolResponse, view_of
-from mcpfusion._present.statesync import unmatched, with_invalidation
+from mcpfusion._present.response import ToolResponse
+from mcpfusion._present.statesync import unmatched
 from mcpfusion._present.style import Audience, Style
 from mcpfusion._renderer import APP_MIME_TYPE
 from mcpfusion._surface.prompt import Prompt
@@ -45,22 +33,16 @@ from mcpfusion._surface.ui_app import (
     renderer,
 )
 from mcpfusion._tools.action import Action
-from mcpfusion._tools.catalog import DEFINITIONS, Catalog, Definitions, Route
-from mcpfusion._tools.client import ClientChannel, ClientLacks, InputNeeded, before_running
+from mcpfusion._tools.catalog import DEFINITIONS, Catalog, Definitions
+from mcpfusion._tools.client import ClientChannel
 from mcpfusion._tools.context import (
-    NO_META,
-    TOOL_CALL,
     Context,
     ContextFactory,
     Progress,
-    Request,
     RequestKind,
 )
-from mcpfusion._tools.declared import InvalidArguments
 from mcpfusion._tools.listing import Listing
-from mcpfusion._tools.schema import DISCRIMINATOR, SELECT
 from mcpfusion._tools.tool import Exposition, Tool
-from mcpfusion._tools.validation import arguments_problem, field_problems, select_problems
 from mcpfusion._wire.datablock import DataFormat, Delimiter
 
 if TYPE_CHECKING:
@@ -153,13 +135,12 @@ class Fusion:
         self._context_type = _product_type(self._factory)
         self._tools: dict[str, Tool] = {}
         self._listed: dict[str, Tool] = {}  # listed MCP name -> its tool, as tools are defined
-        self._catalog: Catalog | None = None
+        self._pipeline: Pipeline | None = None  # built with the catalog, dropped by a definition
         self._is_frozen = False
         self.local_identity = local_identity
         self._lifespan = Lifespan(lifespan, self)
         self._state_type = state_type(lifespan)
         self._middleware: list[Middleware] = []
-        self._chain: Next | None = None
         self.surface = Surface(self)
         """The app's resources, prompts and completions (``resource``, ``prompt``)."""
         self.ui_app_uri: str | None = None
@@ -282,11 +263,26 @@ class Fusion:
         self._is_frozen = True
 
     def _frozen(self) -> Catalog:
-        if self._catalog is None:
-            self._check_invalidations()
-            self._catalog = Catalog.build(self._tools.values(), lean=self.definitions == "lean")
-            self._chain = compose(self._middleware, self._endpoint) if self._middleware else None
-        return self._catalog
+        """The catalog, built (with the pipeline serving it) if a definition changed it."""
+        return (self._pipeline or self._built()).catalog
+
+    @property
+    def _catalog(self) -> Catalog | None:
+        """The catalog if it is built, ``None`` until then and after a definition."""
+        pipeline = self._pipeline
+        return pipeline.catalog if pipeline is not None else None
+
+    def _built(self) -> Pipeline:
+        """Builds the catalog and its pipeline (the middleware chain composed once).
+
+        Raises:
+            DefinitionError: if an ``invalidates`` pattern matches no state the app serves.
+        """
+        self._check_invalidations()
+        catalog = Catalog.build(self._tools.values(), lean=self.definitions == "lean")
+        pipeline = Pipeline(catalog, self._middleware, self._lifespan, self._factory, self)
+        self._pipeline = pipeline
+        return pipeline
 
     def state_names(self) -> list[str]:
         """Every state name the app serves (SPEC §15): ``{tool}.{action}`` per action, and
@@ -318,7 +314,7 @@ class Fusion:
         A key for caching what each caller sees: ``list_tools(scope_key(identity))`` is
         the caller's ``tools/list``.
         """
-        catalog = self._catalog or self._frozen()
+        catalog = self._frozen()
         key = scopes_of(identity) & catalog.scopes
         return None if key == catalog.scopes else key
 
@@ -398,79 +394,8 @@ class Fusion:
 
         Cancellation (``asyncio.CancelledError``, anyio's cancel scopes) propagates.
         """
-        catalog = self._catalog or self._frozen()
-        route = catalog.routes.get(name)
-        if route is None or (self.toggled and not route.tool.enabled_for(tenant_of(identity))):
-            visible = catalog.visible_names(scopes_of(identity))
-            if self.toggled:
-                tenant = tenant_of(identity)
-                visible = [n for n in visible if self._listed[n].enabled_for(tenant)]
-            return unknown_tool(name, visible)
-        tool, action = route.tool, route.action
-        # type() first: Mapping is an ABC, whose isinstance costs 0.2 µs.
-        if type(arguments) is not dict and not isinstance(arguments, Mapping | None):
-            target = f"{tool.name}/{action.name}" if action else tool.name
-            return validation_failure(target, [arguments_problem(arguments)])
-        args = dict(arguments) if arguments else {}
-        if action is None:
-            chosen = args.pop(DISCRIMINATOR, _ABSENT)
-            action = route.actions.get(chosen) if isinstance(chosen, str) else None
-            if action is None:  # what the caller may call is worked out for errors only
-                scopes = scopes_of(identity)
-                visible = catalog.visible_actions(route, scopes)
-                if chosen is _ABSENT:
-                    return missing_discriminator(route.name, visible)
-                elsewhere = catalog.visible_elsewhere(route, scopes)
-                return unknown_action(route.name, chosen, visible, elsewhere)
-        factory = context or self._factory
-        response = await self._run(
-            route, action, args, factory, identity, meta or NO_META, progress, client
-        )
-        return catalog.targets.checked(response, route)
-
-    def _run(
-        self,
-        route: Route,
-        action: Action,
-        args: dict[str, Any],
-        factory: ContextFactory,
-        identity: Identity | None,
-        meta: Mapping[str, Any],
-        progress: Progress | None,
-        client: ClientChannel | None,
-    ) -> Awaitable[ToolResponse]:
-        """Checks the scopes and the arguments; hands back the rest of the call to await.
-
-        A plain function, like ``_endpoint``: a coroutine frame less per call.
-        """
-        rejection: ToolResponse | None = None
-        kwargs: dict[str, Any] = {}
-        select: list[str] | None = None
-        requires = action.requires
-        if requires and not requires <= scopes_of(identity):  # a subset test allocates nothing
-            # Before validation: a caller without the scopes learns nothing of the inputs.
-            rejection = forbidden(requires - scopes_of(identity))
-        else:
-            problems = []
-            if route.select_keys is not None and SELECT in args:
-                raw = args.pop(SELECT)
-                problems = select_problems(raw, route.select_keys)
-                select = None if problems else raw
-            try:
-                kwargs = action.parse(args)
-            except ValidationError as exc:
-                accepted = [p.wire for p in action.params]
-                if route.select_keys is not None:
-                    accepted.append(SELECT)
-                problems = field_problems(exc, args, accepted) + problems
-            except InvalidArguments as exc:  # a declared input schema (input_schema=)
-                problems = exc.problems + problems
-            if problems:
-                rejection = validation_failure(f"{route.tool.name}/{action.name}", problems)
-        return self._dispatch(
-            TOOL_CALL, action.tool, action.name, action, kwargs, identity, meta, client,
-            factory, rejection, None, select, progress,
-        )  # fmt: skip
+        pipeline = self._pipeline or self._built()
+        return await pipeline.call_tool(name, arguments, progress, meta, context, identity, client)
 
     def _dispatch(
         self,
@@ -484,118 +409,17 @@ class Fusion:
         client: ClientChannel | None,
         factory: ContextFactory | None,
         rejection: ToolResponse | None,
-        outcome: Outcome[Any] | None,
-        select: list[str] | None = None,
-        progress: Progress | None = None,
+        outcome: Outcome[Any],
     ) -> Awaitable[ToolResponse]:
-        """The pipeline every request runs through once it names something the app
-        serves: the middleware chain, then the handler and its response (``_endpoint``).
-
-        ``outcome`` is where a resource read, prompt or completion leaves its result
-        (``None`` for ``tools/call``, whose result is the response).
-        """
-        if self._catalog is None:
-            self._frozen()  # composes the chain: a resource may be read before any call
-        factory = factory or self._factory
-        state = self._lifespan.state
-        if self._chain is None:
-            if rejection is not None:
-                return _given(rejection)
-            request = None
-            if _reads_request(action, factory):
-                request = Request(name, step, meta, progress, identity, state, client=client)
-            return self._answer(action, kwargs, select, request, factory, None, outcome)
-        call = Call(
-            name,
-            step,
-            kwargs,
-            identity,
-            meta,
-            state,
-            progress,
-            client,
-            rejection,
-            (action, kwargs, select, factory, outcome),
-            kind,
+        """Runs a resource read, prompt or completion through the pipeline (``dispatch``)."""
+        return (self._pipeline or self._built()).dispatch(
+            kind, name, step, action, kwargs, identity, meta, client, factory, rejection, outcome
         )
-        return self._chain(call)
-
-    def _endpoint(self, call: Call) -> Awaitable[ToolResponse]:
-        """The innermost step of the middleware chain: the handler and its response.
-
-        A plain function handing back ``_answer``'s coroutine: one frame less per call
-        than awaiting it here (0.3 µs of ``benchmarks/call.py``'s ``secured`` case).
-        """
-        if call._rejection is not None:
-            return _given(call._rejection)
-        action, kwargs, select, factory, outcome = call._target
-        request = call.request if _reads_request(action, factory) else None
-        return self._answer(action, kwargs, select, request, factory, call.around_render, outcome)
-
-    async def _answer(
-        self,
-        action: Action,
-        kwargs: dict[str, Any],
-        select: list[str] | None,
-        request: Request | None,
-        factory: ContextFactory,
-        around_render: Callable[[], AbstractContextManager[Any]] | None = None,
-        outcome: Outcome[Any] | None = None,
-    ) -> ToolResponse:
-        """Builds the context, runs the handler (within its timeout) and sends its value,
-        or, for a resource, prompt or completion, makes its result (``outcome``).
-
-        Without a request (nothing reads it: ``call_tool``), there is no context either.
-        """
-        try:
-            context = None
-            if request is not None:
-                context = factory(request)
-                # A class (the default, Context) never returns an awaitable: skip the check.
-                if not isinstance(factory, type) and inspect.isawaitable(context):
-                    context = await context
-                if action.talks:
-                    await before_running(request, kwargs, action.confirm, action.requires_client)
-            if action.timeout is None or request is None:  # no request: no timeout either
-                value = await action.invoke(kwargs, request, context)
-            else:
-                with anyio.move_on_after(action.timeout) as scope:
-                    value = await action.invoke(kwargs, request, context)
-                if scope.cancelled_caught:
-                    request.cancel()
-                    if outcome is not None:
-                        return outcome.timed_out(action.timeout)
-                    return timed_out(request.tool, request.action, action.timeout)
-            if outcome is not None:
-                return await outcome.finished(value, context)
-            if around_render is None:
-                response = await action.respond(value, context, select)
-            else:
-                with around_render():
-                    response = await action.respond(value, context, select)
-            if action.invalidates and not response.is_error and request is not None:
-                response = await _invalidated(action, request, response)
-            return response
-        except (InputNeeded, ClientLacks):
-            raise  # a question for a later round, or a protocol-level refusal (_client)
-        except Exception as exc:
-            if outcome is not None:
-                return outcome.failed(exc)
-            return action.failed(from_exception(exc, action.tool, action.name))
-        except BaseException as exc:
-            # Cancellation propagates; anything else a handler or a library in it raises
-            # (SystemExit from sys.exit(), KeyboardInterrupt, GeneratorExit) fails this
-            # call, not the server.
-            if _is_cancellation(exc):
-                raise
-            if outcome is not None:
-                return outcome.failed(exc)
-            return action.failed(from_exception(exc, action.tool, action.name))
 
     def _checked(self, response: ToolResponse) -> ToolResponse:
         """A resource's or prompt's response with its suggestion targets checked and
         spelled as the catalog lists them, as a tool's are."""
-        return (self._catalog or self._frozen()).targets.checked(response, None)
+        return (self._pipeline or self._built()).checked(response)
 
     # -- resources and prompts (_surface) --------------------------------------------------
 
@@ -806,7 +630,7 @@ class Fusion:
 
     def _defining_anything(self) -> None:
         self._defining_check()
-        self._catalog = None
+        self._pipeline = None
 
     def _defining_check(self) -> None:
         if self._is_frozen:
@@ -833,25 +657,7 @@ class Fusion:
                 )
         for name in listed:
             self._listed[name] = tool
-        self._catalog = None  # rebuilt, once, when next read
-
-
-async def _given(response: ToolResponse) -> ToolResponse:
-    return response
-
-
-async def _invalidated(action: Action, request: Request, response: ToolResponse) -> ToolResponse:
-    """A successful mutation's response, ending with its invalidation block (SPEC §15);
-    the client's resource subscribers are told what changed."""
-    response = with_invalidation(response, action.state_name, action.invalidates)
-    if request.client is not None:
-        sent = view_of(response)  # the block's entries: the handler's own, then the action's
-        patterns = sent.invalidations if sent is not None else action.invalidates
-        try:
-            await request.client.invalidated(patterns, request.identity)
-        except Exception:
-            logger.warning("%s: telling subscribers failed", action.state_name, exc_info=True)
-    return response
+        self._pipeline = None  # rebuilt, once, when next read
 
 
 Listed = Literal["tools", "prompts"]
@@ -860,32 +666,6 @@ Listed = Literal["tools", "prompts"]
 Announcer = Callable[[str | None, Listed], Awaitable[None]]
 """Told that a list (tools, prompts) of a tenant's callers (or everyone's, ``None``)
 changed."""
-
-
-def tenant_of(identity: Identity | None) -> str | None:
-    """The tenant a caller acts for, if any."""
-    return identity.tenant if identity is not None else None
-
-
-def _is_cancellation(exc: BaseException) -> bool:
-    """Whether ``exc`` is, or a task group's exception holds, a cancellation."""
-    cancelled = anyio.get_cancelled_exc_class()
-    if isinstance(exc, BaseExceptionGroup):
-        return exc.subgroup(cancelled) is not None
-    return isinstance(exc, cancelled)
-
-
-def _reads_request(action: Action, factory: ContextFactory) -> bool:
-    """Whether anything of a call reads its ``Request``: the handler's context or state, a
-    timeout or a question to the client, an app's own context factory, or a Presenter
-    callback taking the context. A call nothing reads it from makes neither it nor a
-    context (1.5 µs of ``benchmarks/call.py``'s ``trivial`` case, a fifth of it).
-    """
-    return (
-        not action.without_request
-        or factory is not Context
-        or (action.presenter is not None and action.presenter.uses_context)
-    )
 
 
 def _product_type(factory: ContextFactory) -> type | None:
