@@ -1,37 +1,23 @@
-"""The application: its tools, the catalog it serves, and the one request pipeline."""
+"""The application (``Fusion``): its registry of tools and middleware, freezing, and serving."""
 
 from __future__ import annotations
 
-import logging
 import typing
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpfusion._app.lifespan import Lifespan, LifespanFactory, state_type
+from mcpfusion._app.listing import Announcer, Listings
 from mcpfusion._app.middleware import Middleware, check_middleware
 from mcpfusion._app.pipeline import Pipeline
+from mcpfusion._app.surfaces import Surfaces
 from mcpfusion._errors import DefinitionError
-from mcpfusion._identity import Identity, scopes_of
-from mcpfusion._present.presenter import Presenter
+from mcpfusion._identity import Identity
 from mcpfusion._present.response import ToolResponse
-from mcpfusion._present.statesync import unmatched
 from mcpfusion._present.style import Audience, Style
-from mcpfusion._renderer import APP_MIME_TYPE
-from mcpfusion._surface.prompt import Prompt
-from mcpfusion._surface.resource import CacheScope, Resource
 from mcpfusion._surface.surface import Outcome, Surface
-from mcpfusion._surface.ui_app import (
-    APP_META,
-    DEFAULT_URI,
-    SCRIPT_MIME,
-    diagram_library,
-    emits_ui,
-    parts_template,
-    point_tools,
-    renderer,
-)
 from mcpfusion._tools.action import Action
 from mcpfusion._tools.catalog import DEFINITIONS, Catalog, Definitions
 from mcpfusion._tools.client import ClientChannel
@@ -52,13 +38,8 @@ if TYPE_CHECKING:
     # through this public façade (its one import of the serving side).
     from mcpfusion.server import HttpOptions
 
-logger = logging.getLogger("mcpfusion")
 
-
-_ABSENT: Any = object()  # no ``action`` argument at all (``null`` is a wrong one)
-
-
-class Fusion:
+class Fusion(Listings, Surfaces):
     """An MCP server's application: its name, its tools and how each call is answered.
 
     Example::
@@ -284,90 +265,6 @@ class Fusion:
         self._pipeline = pipeline
         return pipeline
 
-    def state_names(self) -> list[str]:
-        """Every state name the app serves (SPEC §15): ``{tool}.{action}`` per action, and
-        ``{scheme}.{name}`` per resource."""
-        names = [a.state_name for tool in self._tools.values() for a in tool.actions.values()]
-        return names + [r.state_name for r in self.surface.resources.values()]
-
-    def _check_invalidations(self) -> None:
-        """SPEC §15: every ``invalidates`` pattern names some state the app serves.
-
-        Raises:
-            DefinitionError: naming the action, its patterns that match nothing, and the
-                known state names.
-        """
-        names = self.state_names()
-        for tool in self._tools.values():
-            for action in tool.actions.values():
-                missing = unmatched(action.invalidates, names)
-                if missing:
-                    raise DefinitionError(
-                        f"{action.tool}/{action.name}: invalidates {', '.join(map(repr, missing))}"
-                        f", which matches no state of app '{self.name}'; state names: "
-                        f"{', '.join(names)}"
-                    )
-
-    def scope_key(self, identity: Identity | None) -> frozenset[str] | None:
-        """The scopes of ``identity`` that change what it may call, ``None`` if it may call all.
-
-        A key for caching what each caller sees: ``list_tools(scope_key(identity))`` is
-        the caller's ``tools/list``.
-        """
-        catalog = self._frozen()
-        key = scopes_of(identity) & catalog.scopes
-        return None if key == catalog.scopes else key
-
-    # -- the catalog at run time ----------------------------------------------------------
-
-    def announce_changes(self, announcer: Announcer) -> None:
-        """Registers ``announcer(tenant, listed)``, awaited when a tool (``listed`` is
-        ``"tools"``) or a prompt (``"prompts"``) is enabled or disabled, for ``tenant``'s
-        callers (everyone's when ``None``); the server adapter tells the clients."""
-        self._announcers.append(announcer)
-
-    async def _catalog_changed(self, tenant: str | None, listed: Listed = "tools") -> None:
-        if listed == "tools":
-            self.toggled = True
-        for announcer in list(self._announcers):
-            try:
-                await announcer(tenant, listed)
-            except Exception:
-                logger.warning("announcing a catalog change failed", exc_info=True)
-
-    def _shown(self, listed: Sequence[dict[str, Any]], tenant: str | None) -> list[dict[str, Any]]:
-        """The tool definitions ``tenant``'s callers see: those of enabled tools."""
-        return [t for t in listed if self._listed[t["name"]].enabled_for(tenant)]
-
-    def list_tools(
-        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
-    ) -> list[dict[str, Any]]:
-        """Exactly the MCP ``Tool`` objects of ``tools/list``, as JSON-compatible dicts.
-
-        Args:
-            scopes: the caller's scopes: only the actions they allow are listed (a tool
-                with none disappears). ``None`` lists everything, as the developer sees it.
-            tenant: the tenant the caller acts for: a tool disabled for it (or, for
-                ``None``, for everyone) is left out (``Tool.disable``).
-
-        Raises:
-            DefinitionError: if a tool is incomplete (no actions, or nothing for
-                ``_select`` to pick). The server lists the tools when it is built, so such
-                a server refuses to start; ``call_tool`` simply routes around an
-                incomplete tool.
-        """
-        catalog = self._frozen()
-        listed = catalog.list_tools(None if scopes is None else frozenset(scopes))
-        tools = self._shown(listed, tenant) if self.toggled else listed
-        if self.ui_app_uri is not None:
-            point_tools(tools, self._shows_ui, self.ui_app_uri)
-        return tools
-
-    def _shows_ui(self, listed: str) -> bool:
-        """Whether an action the listed tool leads to has a Presenter that can send UI."""
-        route = self._frozen().routes[listed]  # a flat route's actions hold its one action
-        return any(emits_ui(action.presenter) for action in route.actions.values())
-
     async def call_tool(
         self,
         name: str,
@@ -420,165 +317,6 @@ class Fusion:
         """A resource's or prompt's response with its suggestion targets checked and
         spelled as the catalog lists them, as a tool's are."""
         return (self._pipeline or self._built()).checked(response)
-
-    # -- resources and prompts (_surface) --------------------------------------------------
-
-    def resource(
-        self,
-        uri: str,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str = "",
-        returns: Presenter | None = None,
-        mime_type: str | None = None,
-        requires: Collection[str] = (),
-        fresh_for: float = 0,
-        cache_scope: CacheScope | None = None,
-        timeout: float | None = None,
-    ) -> Callable[[Callable[..., Any]], Resource]:
-        """Defines a resource read by its handler: ``@app.resource("billing://invoices/{id}")``.
-
-        A URI with ``{name}`` variables is a template: the handler's parameters are its
-        variables, validated like an action's. What the handler returns is sent like an
-        action's value (SPEC §13): through ``returns`` (a Presenter) when given, its blocks
-        as the contents in SPEC §2 order, the data block first; ``bytes`` as a blob.
-
-        Args:
-            uri: the fixed URI or the URI template.
-            name: the name clients show; the handler's name unless given.
-            title: a human-readable title.
-            description: what it holds; the handler's first docstring line unless given.
-            returns: the Presenter its data goes through.
-            mime_type: the MIME type it declares (of the data, for a Presenter's).
-            requires: the scopes a caller needs to list and read it.
-            fresh_for: how many seconds a read stays fresh (SEP-2549 ``ttlMs``).
-            cache_scope: ``"public"`` or ``"private"``; private when the handler takes
-                the context or the resource requires scopes, unless told.
-            timeout: seconds a read (or a completion of its variables) may take before
-                it is stopped and the client told so, as an action's ``timeout=``.
-
-        Raises:
-            DefinitionError: on a bad URI, parameters that are not its variables, a
-                duplicate, or a frozen app.
-        """
-        self._defining_check()
-
-        def define(handler: Callable[..., Any]) -> Resource:
-            self._defining_check()
-            return self.surface.add_resource(
-                uri,
-                handler,
-                name=name,
-                title=title,
-                description=description,
-                returns=returns,
-                mime_type=mime_type,
-                requires=requires,
-                fresh_for=fresh_for,
-                cache_scope=cache_scope,
-                timeout=timeout,
-            )
-
-        return define
-
-    def prompt(
-        self,
-        name: str | None = None,
-        *,
-        title: str | None = None,
-        description: str = "",
-        requires: Collection[str] = (),
-        enabled: bool = True,
-        timeout: float | None = None,
-    ) -> Callable[[Callable[..., Any]], Prompt]:
-        """Defines a prompt: ``@app.prompt()`` names it after its handler.
-
-        Its arguments are the handler's parameters, validated like an action's; it returns
-        a str, messages (``user()``, ``assistant()``) or ``messages_from_view(...)``. With
-        ``enabled=False`` it is neither listed nor gettable until ``prompt.enable()``;
-        ``timeout`` bounds its handler (and its completers) as an action's ``timeout=``.
-
-        Raises:
-            DefinitionError: on a duplicate, a signature that cannot be described, or a
-                frozen app.
-        """
-        self._defining_check()
-
-        def define(handler: Callable[..., Any]) -> Prompt:
-            self._defining_check()
-            chosen = name or str(getattr(handler, "__name__", ""))
-            return self.surface.add_prompt(
-                chosen,
-                handler,
-                title=title,
-                description=description,
-                requires=requires,
-                enabled=enabled,
-                timeout=timeout,
-            )
-
-        return define
-
-    def list_resources(self, scopes: Collection[str] | None = None) -> list[dict[str, Any]]:
-        """Exactly the MCP ``Resource`` objects of ``resources/list`` (the fixed URIs).
-
-        ``scopes`` are the caller's (``None`` lists everything, as for ``list_tools``).
-        """
-        return self.surface.list_resources(scopes)
-
-    def list_resource_templates(
-        self, scopes: Collection[str] | None = None
-    ) -> list[dict[str, Any]]:
-        """Exactly the MCP ``ResourceTemplate`` objects of ``resources/templates/list``."""
-        return self.surface.list_resource_templates(scopes)
-
-    def list_prompts(
-        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
-    ) -> list[dict[str, Any]]:
-        """Exactly the MCP ``Prompt`` objects of ``prompts/list`` (``scopes`` and ``tenant``
-        as for ``list_tools``)."""
-        return self.surface.list_prompts(scopes, tenant=tenant)
-
-    def enable_ui_app(self, uri: str = DEFAULT_URI) -> Resource:
-        """Serves the result renderer as an MCP App (``io.modelcontextprotocol/ui``).
-
-        The renderer becomes the ``ui://`` resource ``uri`` (``text/html;profile=mcp-app``,
-        with its CSP in ``_meta.ui``; under 1 MiB), the template ``{uri}/diagrams/{part}``
-        serves the diagram library it reads through the host when a result has a diagram,
-        and every listed tool with an action whose Presenter
-        can send UI blocks carries ``_meta.ui.resourceUri``: a host that supports Apps
-        shows the blocks rendered beside the conversation. The text blocks do not change,
-        so clients without Apps see nothing new.
-
-        Raises:
-            DefinitionError: if ``uri`` is not a ``ui://`` URI, the app already serves one,
-                or the app is frozen.
-        """
-        self._defining_check()
-        if not isinstance(uri, str) or not uri.startswith("ui://"):
-            raise DefinitionError(f"app '{self.name}': an MCP App's URI starts with ui://")
-        if self.ui_app_uri is not None:
-            raise DefinitionError(f"app '{self.name}' already serves its UI at {self.ui_app_uri}")
-        resource = self.surface.add_resource(
-            uri,
-            renderer(uri),
-            name="mcpfusion-renderer",
-            title="Tool results, rendered",
-            description="Renders the UI blocks of tool results: tables, charts, diagrams.",
-            mime_type=APP_MIME_TYPE,
-            meta=APP_META,
-        )
-        self.surface.add_resource(
-            parts_template(uri),
-            diagram_library(uri),
-            name="mcpfusion-renderer-diagrams",
-            title="The renderer's diagram library, in parts",
-            description="Parts of the diagram library the renderer reads when a result has one.",
-            mime_type=SCRIPT_MIME,
-        )
-        self.ui_app_uri = uri
-        return resource
 
     # -- serving ---------------------------------------------------------------------------
     # The server module is imported on use: the core never loads the MCP SDK unless the app
@@ -658,14 +396,6 @@ class Fusion:
         for name in listed:
             self._listed[name] = tool
         self._pipeline = None  # rebuilt, once, when next read
-
-
-Listed = Literal["tools", "prompts"]
-"""A list that can change at run time."""
-
-Announcer = Callable[[str | None, Listed], Awaitable[None]]
-"""Told that a list (tools, prompts) of a tenant's callers (or everyone's, ``None``)
-changed."""
 
 
 def _product_type(factory: ContextFactory) -> type | None:
