@@ -1,5 +1,4 @@
-"""What callers see of the app: ``tools/list`` by scope and tenant, its state names, and the
-changes announced at run time (a base of ``Fusion``)."""
+"""What callers see of the app: tools/list by scope and tenant, state names, run-time changes."""
 
 from __future__ import annotations
 
