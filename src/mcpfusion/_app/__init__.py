@@ -1,3 +1,1 @@
-"""The app (``Fusion``) and ``tools/call``: the middleware chain, the lifespan and the shipped
-middleware.
-"""
+"""Fusion: app (registry, serving), its bases listing and surfaces; pipeline: the call path."""

@@ -3,6 +3,7 @@ middleware, timeouts and suggestion checks exactly as tool calls do."""
 
 from __future__ import annotations
 
+import inspect
 import logging
 from typing import Any
 
@@ -243,3 +244,108 @@ async def test_suggestions_in_resources_and_prompts_are_checked_as_in_tool_resul
         assert "issues.nope" not in text
         assert "issues.close" not in text
     assert texts[1] == texts[0]
+
+
+# -- the Pipeline object: built with the catalog, its steps, the Call it makes ---------------
+
+
+def _notes() -> Fusion:
+    """One grouped tool and one flat tool, each with one action."""
+    app = Fusion("notes")
+    app.tool("notes").action("read", requires={"notes:read"}, timeout=5.0, loggable=["id"])(
+        lambda id: f"note {id}"
+    )
+    app.tool("misc", exposition="flat").action("ping")(lambda: "pong")
+    return app
+
+
+async def test_the_pipeline_is_built_with_the_catalog_and_dropped_by_a_definition() -> None:
+    """One pipeline per catalog: reads reuse it, a new middleware drops it, the next read
+    builds one whose chain runs that middleware."""
+    app = _notes()
+    assert app._pipeline is None
+    app.list_tools()
+    built = app._pipeline
+    assert built is not None and built.catalog is app._catalog
+    await app.call_tool("misc_ping", {})
+    assert app._pipeline is built
+    seen: list[str] = []
+
+    async def record(call: Call, call_next: Next) -> Any:
+        seen.append(call.tool)
+        return await call_next(call)
+
+    app.middleware(record)
+    assert app._pipeline is None
+    assert (await app.call_tool("misc_ping", {})).blocks == ("pong",)
+    assert app._pipeline is not built and seen == ["misc"]
+
+
+async def test_the_call_carries_the_action_s_options_to_middleware() -> None:
+    """A middleware reads the scopes, timeout and loggable names of the action it wraps."""
+    app = _notes()
+    seen: list[tuple[Any, ...]] = []
+
+    async def record(call: Call, call_next: Next) -> Any:
+        seen.append((call.requires, call.timeout, call.loggable, call.arguments))
+        return await call_next(call)
+
+    app.middleware(record)
+    identity = Identity("ann", scopes={"notes:read"})
+    result = await app.call_tool("notes", {"action": "read", "id": "7"}, identity=identity)
+    assert result.blocks == ("note 7",)
+    assert seen == [(frozenset({"notes:read"}), 5.0, ("id",), {"id": "7"})]
+
+
+def test_a_call_made_outside_the_pipeline_names_no_action_options() -> None:
+    """A Call a middleware's own test makes needs no action: no scopes, timeout or names."""
+    call = Call("t", "a", {}, ALICE, {}, None, None, None, None)
+    assert (call.requires, call.timeout, call.loggable, call.rejected) == (
+        frozenset(),
+        None,
+        (),
+        False,
+    )
+
+
+async def test_a_middleware_passing_on_a_call_of_its_own_fails_readably() -> None:
+    """The chain's endpoint runs only a Call the pipeline made; another one is an error
+    result naming nothing internal, and the handler does not run."""
+    app = _notes()
+    ran: list[str] = []
+    app.tool("side").action("effect")(lambda: ran.append("ran"))
+
+    async def swap(call: Call, call_next: Next) -> Any:
+        fresh = Call(
+            call.tool, call.action, call.arguments, call.identity, {}, None, None, None, None
+        )
+        return await call_next(fresh)
+
+    app.middleware(swap)
+    result = await FusionTester(app).call("side", "effect")
+    assert result.error_code == "INTERNAL_ERROR" and ran == []
+    assert result.error is not None and "Call(" not in result.error.message
+
+
+async def test_a_tool_disabled_after_the_pipeline_is_built_is_unknown_to_calls() -> None:
+    """The pipeline reads the app's toggles at call time: a disabled tool is UNKNOWN_TOOL
+    and is left out of the tools the error offers."""
+    app = _notes()
+    app.freeze()
+    tester = FusionTester(app, identity=Identity("ann", scopes={"notes:read"}))
+    assert (await app.call_tool("misc_ping", {})).blocks == ("pong",)
+    await app.tools["misc"].disable()
+    missing = await tester.call_tool("misc_ping", {})
+    assert missing.error_code == "UNKNOWN_TOOL"
+    assert missing.error is not None and missing.error.available_actions == ("notes",)
+    await app.tools["misc"].enable()
+    assert (await app.call_tool("misc_ping", {})).blocks == ("pong",)
+
+
+async def test_call_tool_hands_back_the_coroutine_to_await() -> None:
+    """``app.call_tool(...)`` is a coroutine, as from an async method: awaitable once,
+    and fit for ``asyncio.run`` or a task."""
+    app = _notes()
+    pending = app.call_tool("misc_ping", {})
+    assert inspect.iscoroutine(pending)
+    assert (await pending).blocks == ("pong",)

@@ -22,7 +22,7 @@ KEY = "sk_unit_0123456789abcdef0123456789abcdef"
 
 def key_of(identity: Identity | None) -> str:
     """The default rate-limit bucket of a call by ``identity``."""
-    return by_identity(Call("t", "a", {}, identity, {}, None, None, None, None, ()))
+    return by_identity(Call("t", "a", {}, identity, {}, None, None, None, None))
 
 
 def test_bucket_keys_separate_origin_issuer_tenant_and_subject() -> None:
