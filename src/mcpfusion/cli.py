@@ -103,6 +103,7 @@ def http_options(args: argparse.Namespace) -> HttpOptions:
         allowed_hosts=args.allowed_hosts,
         allowed_origins=args.allowed_origins,
         cors_origins=args.cors_origins,
+        access_log=args.access_log,
         max_sessions=args.max_sessions,
         max_sessions_per_credential=args.max_sessions_per_credential,
         max_batch_size=args.max_batch_size,
@@ -245,6 +246,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="ORIGIN",
         help="a browser client's origin allowed across origins (CORS); repeatable",
+    )
+    run.add_argument(
+        "--access-log",
+        action=argparse.BooleanOptionalAction,
+        default=HttpOptions().access_log,
+        help="log a line per HTTP request (default: off; the audit_log middleware records "
+        "each call)",
     )
     run.add_argument(
         "--max-sessions",

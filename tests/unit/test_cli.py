@@ -10,6 +10,7 @@ import pytest
 
 from mcpfusion import HttpOptions
 from mcpfusion._app.app import Fusion
+from mcpfusion._serve.http.app import uvicorn_config
 from mcpfusion.auth import JWTVerifier
 from mcpfusion.cli import UsageError, build_parser, http_options, load_app, main, parse_arguments
 
@@ -272,6 +273,19 @@ def test_no_hot_path_turns_the_http_hot_path_off() -> None:
     assert http_options(build_parser().parse_args(base)).hot_path is True
     off = http_options(build_parser().parse_args([*base, "--no-hot-path"]))
     assert off.hot_path is False
+
+
+def test_the_access_log_is_off_unless_asked_for() -> None:
+    """uvicorn logs no line per request unless --access-log (or access_log=True) asks."""
+    base = ["run", "app.py", "--http"]
+    quiet = http_options(build_parser().parse_args(base))
+    loud = http_options(build_parser().parse_args([*base, "--access-log"]))
+    assert (quiet.access_log, loud.access_log) == (False, True)
+    app = Fusion("x")
+    assert uvicorn_config(app, quiet).access_log is False
+    assert uvicorn_config(app, loud).access_log is True
+    with pytest.raises(TypeError, match="access_log must be a bool"):
+        HttpOptions(access_log="yes")  # type: ignore[arg-type]
 
 
 def test_auth_flags_map_onto_http_options() -> None:

@@ -69,6 +69,9 @@ class HttpOptions:
             503. Anonymous sessions are bounded by ``max_sessions`` only.
         session_idle_timeout: seconds after which an idle stateful session is closed.
         log_level: uvicorn's log level when ``Fusion.run`` serves.
+        access_log: whether uvicorn logs a line per HTTP request. Off by default: an MCP
+            server answers one path, the ``audit_log`` middleware is the record of each
+            call, and the line cost 15 % of a served call's time.
         auth: HTTP authorization (``mcpfusion.auth.Auth``): every request needs a valid
             bearer token, and calls carry the identity it proves. ``None``: anonymous.
         workers: server processes sharing the socket (``mcpfusion.server.run_workers``);
@@ -124,6 +127,7 @@ class HttpOptions:
     max_sessions_per_credential: int = 100
     session_idle_timeout: float = 600.0
     log_level: str = "info"
+    access_log: bool = False
     auth: Auth | None = None
     workers: int = 1
     shutdown_timeout: float = 30.0
@@ -178,6 +182,7 @@ class HttpOptions:
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive; got {getattr(self, name)}")
         _require(self.log_level, str, "log_level")
+        _require(self.access_log, bool, "access_log")
         if self.auth is not None:
             _require(self.auth, Auth, "auth")
         _require(self.workers, int, "workers")

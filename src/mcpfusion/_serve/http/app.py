@@ -508,6 +508,7 @@ def uvicorn_config(app: ServableApp, options: HttpOptions) -> uvicorn.Config:
         host=options.host,
         port=options.port,
         log_level=options.log_level,
+        access_log=options.access_log,
         http=_protocol(options),
         timeout_keep_alive=options.keep_alive_timeout,
         # Typed int, used as asyncio.timeout's float.
