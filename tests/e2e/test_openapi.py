@@ -124,10 +124,13 @@ async def test_an_api_key_is_sent_in_its_header() -> None:
 async def test_the_official_client_sees_grouped_tools_and_masked_data() -> None:
     """Over streamable HTTP: one tool per tag with method hints, and masked results."""
     with anyio.fail_after(60):
-        async with petstore() as (_, app), uvicorn_in_process(asgi_app(app)) as port:
-            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
-                tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-                result = await client.call_tool("pet", {"action": "getPetById", "petId": 1})
+        async with (
+            petstore() as (_, app),
+            uvicorn_in_process(asgi_app(app)) as port,
+            Client(f"http://127.0.0.1:{port}/mcp") as client,
+        ):
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            result = await client.call_tool("pet", {"action": "getPetById", "petId": 1})
     assert sorted(tools) == ["pet", "store", "user"]
     annotations = tools["store"].annotations
     assert annotations is not None and annotations.destructive_hint is True  # deleteOrder
