@@ -113,6 +113,35 @@ async def test_an_unreachable_upstream_is_an_error_the_agent_reads() -> None:
     assert result["isError"] and 'code="UPSTREAM_UNAVAILABLE"' in result["content"][0]["text"]
 
 
+async def test_a_hostile_upstream_error_cannot_forge_blocks() -> None:
+    """The upstream's error text is quoted inside the envelope, its tags neutralized."""
+    with anyio.fail_after(30):
+        async with petstore() as (_, app):
+            result = await call(app, "store", action="placeOrder", body={"quantity": 101})
+    text = result["content"][0]["text"]
+    assert 'code="UPSTREAM_REJECTED"' in text
+    assert "<domain_rules>" not in text and text.count("</message>") == 1
+
+
+async def test_list_responses_are_cut_to_the_limit() -> None:
+    """A list longer than limit= shows its first rows and the truncation notice."""
+    with anyio.fail_after(30):
+        async with petstore(limit=1) as (upstream, app):
+            upstream.pets[3] = {"id": 3, "name": "Kit", "photoUrls": [], "status": "sold"}
+            result = await call(app, "pet", action="findPetsByStatus", status="sold")
+    blocks = [block["text"] for block in result["content"]]
+    assert json.loads(blocks[0]) == [{"id": 2, "name": "Tom", "photoUrls": [], "status": "sold"}]
+    assert "1 shown, 1 hidden" in "\n".join(blocks[1:])
+
+
+async def test_a_response_past_max_bytes_is_refused_unread() -> None:
+    """A body larger than max_bytes is UPSTREAM_TOO_LARGE, never loaded whole."""
+    with anyio.fail_after(30):
+        async with petstore(max_bytes=50) as (_, app):
+            result = await call(app, "pet", action="getPetById", petId=1)
+    assert result["isError"] and 'code="UPSTREAM_TOO_LARGE"' in result["content"][0]["text"]
+
+
 async def test_an_api_key_is_sent_in_its_header() -> None:
     """ApiKey credentials travel in the header they name, on every request."""
     with anyio.fail_after(30):

@@ -16,9 +16,11 @@ from mcpfusion._openapi.auth import Credentials
 from mcpfusion._openapi.document import load_document
 from mcpfusion._openapi.operations import Operation, Parameter, operations, python_name
 from mcpfusion._openapi.presenters import response_presenter
-from mcpfusion._openapi.upstream import Upstream
+from mcpfusion._openapi.upstream import MAX_BYTES, Upstream
 from mcpfusion._tools.schema import DISCRIMINATOR, base_type, type_of
 
+DEFAULT_LIMIT = 100
+"""Rows of a list response an agent sees unless ``limit=`` says otherwise."""
 PLACEHOLDER_URL = "http://upstream.invalid"
 """The base URL of an app built only to be inspected: no request can reach it."""
 
@@ -31,6 +33,8 @@ def from_openapi(
     name: str | None = None,
     timeout: float = 30.0,
     retries: int = 2,
+    limit: int | None = DEFAULT_LIMIT,
+    max_bytes: int = MAX_BYTES,
     headers: Mapping[str, str] | None = None,
     transport: httpx2.AsyncBaseTransport | None = None,
     exposition: Literal["grouped", "flat"] = "grouped",
@@ -51,6 +55,10 @@ def from_openapi(
         timeout: seconds for each attempt of a request.
         retries: further attempts of a GET, HEAD, OPTIONS, PUT or DELETE after a connection
             failure or a 502/503/504; POST and PATCH are never repeated.
+        limit: the most rows of a list response the agent sees (the Presenters' limit;
+            ``None`` for all).
+        max_bytes: the largest response body read (10 MB); a larger one is an
+            ``UPSTREAM_TOO_LARGE`` error.
         headers: headers sent with every request.
         transport: an ``httpx2`` transport (tests serving the API in-process).
         exposition: ``"grouped"`` (a tool per tag) or ``"flat"`` (a tool per operation,
@@ -67,6 +75,7 @@ def from_openapi(
         credentials=auth,
         timeout=timeout,
         retries=retries,
+        max_bytes=max_bytes,
         headers=headers,
         transport=transport,
     )
@@ -95,7 +104,9 @@ def from_openapi(
         tool.action(
             operation.action,
             description=operation.description or f"{operation.method.upper()} {operation.path}",
-            returns=response_presenter(f"{operation.tool}.{operation.action}", operation.response),
+            returns=response_presenter(
+                f"{operation.tool}.{operation.action}", operation.response, limit
+            ),
             read_only=operation.read_only,
             destructive=operation.destructive,
             idempotent=operation.idempotent,

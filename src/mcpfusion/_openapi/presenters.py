@@ -14,7 +14,9 @@ _CONFIG: Final = ConfigDict(extra="ignore", protected_namespaces=())
 _CLASS_WORD: Final = re.compile(r"[^A-Za-z0-9]+")
 
 
-def response_presenter(name: str, schema: dict[str, Any] | None) -> Presenter | None:
+def response_presenter(
+    name: str, schema: dict[str, Any] | None, limit: int | None = None
+) -> Presenter | None:
     """The Presenter of a response schema, or ``None`` when it declares no object fields.
 
     An object schema (or an array of them) becomes a model whose fields are its properties,
@@ -27,7 +29,7 @@ def response_presenter(name: str, schema: dict[str, Any] | None) -> Presenter | 
     item = schema.get("items") if schema.get("type") == "array" else schema
     if not isinstance(item, dict) or not _properties(item):
         return None
-    return Presenter(name, model_of(name, item), omit_none=True)
+    return Presenter(name, model_of(name, item), limit=limit, omit_none=True)
 
 
 def model_of(name: str, schema: dict[str, Any]) -> type[BaseModel]:

@@ -19,6 +19,8 @@ RETRIED_STATUSES: Final = frozenset({502, 503, 504})
 """Upstream answers that say "try again": retried, on idempotent methods only."""
 BACKOFF: Final = 0.2
 """Seconds before the first retry; doubled before each next one."""
+MAX_BYTES: Final = 10_000_000
+"""The largest response body read by default: past it the call fails, unread."""
 DETAIL_LIMIT: Final = 300
 """Characters of the upstream's error body quoted to the agent."""
 
@@ -42,6 +44,7 @@ class Upstream:
         timeout: seconds for each attempt (connect, read, write each).
         retries: further attempts of an idempotent request after a connection failure or a
             502/503/504; a POST or PATCH is never repeated.
+        max_bytes: the largest response body read; a larger one is an error, not memory.
         headers: headers sent with every request.
         transport: an ``httpx2`` transport, for tests that serve the API in-process.
     """
@@ -53,6 +56,7 @@ class Upstream:
         credentials: Credentials | None = None,
         timeout: float = 30.0,
         retries: int = 2,
+        max_bytes: int = MAX_BYTES,
         headers: Mapping[str, str] | None = None,
         transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
@@ -64,6 +68,9 @@ class Upstream:
             raise DefinitionError(f"timeout is a positive number of seconds; got {timeout!r}")
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise DefinitionError(f"retries is a count, 0 or more; got {retries!r}")
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0:
+            raise DefinitionError(f"max_bytes is a positive number of bytes; got {max_bytes!r}")
+        self.max_bytes = max_bytes
         self.base_url = base_url.rstrip("/")
         self.credentials = credentials
         self.retries = retries
@@ -102,20 +109,38 @@ class Upstream:
         for attempt in range(attempts):
             last = attempt == attempts - 1
             try:
-                response = await client.send(request)
+                response = await client.send(request, stream=True)
+                try:
+                    body = await self._read(operation, response)
+                finally:
+                    await response.aclose()
             except httpx2.TimeoutException:
                 failure = "did not answer in time"
             except httpx2.TransportError as exc:
                 failure = f"could not be reached ({type(exc).__name__})"
             else:
                 if last or response.status_code not in RETRIED_STATUSES:
-                    return _result(operation, response)
+                    return _result(operation, response, body)
                 failure = f"answered {response.status_code}"
             if last:
                 raise _unreachable(operation, failure)
             await anyio.sleep(delay)  # the backoff between attempts: no event to wait for
             delay *= 2
         raise _unreachable(operation, "was not asked")  # attempts is at least 1
+
+    async def _read(self, operation: Operation, response: httpx2.Response) -> bytes:
+        """Reads the body, refusing one past ``max_bytes``."""
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > self.max_bytes:
+                raise ToolError(
+                    "UPSTREAM_TOO_LARGE",
+                    f"The upstream API answered {operation.action} with more than "
+                    f"{self.max_bytes} bytes; the response was not read.",
+                    recovery="Narrow the request (filters, a smaller page) and call again.",
+                )
+        return bytes(body)
 
     def _request(
         self, client: httpx2.AsyncClient, operation: Operation, arguments: Mapping[str, Any]
@@ -171,20 +196,21 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _result(operation: Operation, response: httpx2.Response) -> Any:
+def _result(operation: Operation, response: httpx2.Response, body: bytes) -> Any:
+    text = body.decode(response.encoding or "utf-8", errors="replace")
     if response.is_success:
-        if not response.content:
+        if not body:
             return None
         if "json" in response.headers.get("content-type", ""):
             try:
-                return response.json()
+                return json.loads(body)
             except ValueError:
                 raise ToolError(
                     "UPSTREAM_INVALID",
                     f"{operation.method.upper()} {operation.path} answered with invalid JSON.",
                     recovery="Tell the user the upstream service is misbehaving.",
                 ) from None
-        return response.text
+        return text
     status = response.status_code
     code, recovery = _CODES.get(
         status,
@@ -192,7 +218,7 @@ def _result(operation: Operation, response: httpx2.Response) -> Any:
         if status >= 500
         else ("UPSTREAM_REJECTED", "Fix the request and call again."),
     )
-    detail = " ".join(response.text.split())[:DETAIL_LIMIT]
+    detail = " ".join(text.split())[:DETAIL_LIMIT]
     message = f"The upstream API answered {status} to {operation.action}."
     retry_after = response.headers.get("retry-after", "")
     raise ToolError(
