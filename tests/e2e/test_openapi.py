@@ -4,8 +4,10 @@ in-process and through the official client over streamable HTTP, and the CLI."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 
 from mcpfusion import Fusion
 from mcpfusion.openapi import ApiKey, Bearer, from_openapi
@@ -163,6 +165,28 @@ async def test_the_official_client_sees_grouped_tools_and_masked_data() -> None:
     assert sorted(tools) == ["pet", "store", "user"]
     annotations = tools["store"].annotations
     assert annotations is not None and annotations.destructive_hint is True  # deleteOrder
+    assert json.loads(first_text(result))["name"] == "Rex"
+    assert "owner_ssn" not in first_text(result)
+
+
+async def test_the_cli_serves_a_document_over_stdio() -> None:
+    """``mcpfusion openapi SPEC`` over stdio: the official client calls the live upstream,
+    with the bearer token read from the variable ``--bearer-env`` names."""
+    upstream = Upstream()
+    with anyio.fail_after(60):
+        async with uvicorn_in_process(upstream.app()) as port:
+            params = StdioServerParameters(
+                command=sys.executable,
+                args=[
+                    *("-m", "mcpfusion.cli", "openapi", str(PETSTORE)),
+                    *("--base-url", f"http://127.0.0.1:{port}/v3"),
+                    *("--bearer-env", "PETSTORE_TOKEN"),
+                ],
+                env={**os.environ, "PETSTORE_TOKEN": TOKEN},
+            )
+            async with Client(params) as client:
+                result = await client.call_tool("pet", {"action": "getPetById", "petId": 1})
+    assert not result.is_error
     assert json.loads(first_text(result))["name"] == "Rex"
     assert "owner_ssn" not in first_text(result)
 
