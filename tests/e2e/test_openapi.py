@@ -17,7 +17,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from mcpfusion import Fusion
+from mcpfusion import Fusion, Identity
 from mcpfusion.openapi import ApiKey, Bearer, from_openapi
 from mcpfusion.server import asgi_app
 from tests.client_results import first_text
@@ -142,6 +142,27 @@ async def test_a_response_past_max_bytes_is_refused_unread() -> None:
         async with petstore(max_bytes=50) as (_, app):
             result = await call(app, "pet", action="getPetById", petId=1)
     assert result["isError"] and 'code="UPSTREAM_TOO_LARGE"' in result["content"][0]["text"]
+
+
+async def test_a_token_is_obtained_for_each_caller() -> None:
+    """A Bearer function of the identity gets the caller's token; the MCP token stays."""
+    seen: list[str | None] = []
+
+    def exchange(identity: Identity | None) -> str:
+        seen.append(identity.subject if identity else None)
+        return TOKEN if identity is not None and identity.subject == "ann" else "nobody"
+
+    with anyio.fail_after(30):
+        async with petstore(auth=Bearer(exchange)) as (_, app):
+            ann = (
+                await app.call_tool("store", {"action": "getInventory"}, identity=Identity("ann"))
+            ).to_mcp()
+            anonymous = await call(app, "store", action="getInventory")
+    assert not ann["isError"]
+    assert 'code="UPSTREAM_UNAUTHORIZED"' in anonymous["content"][0]["text"]
+    assert seen == ["ann", None]
+    tool = next(t for t in app.list_tools() if t["name"] == "store")
+    assert "ctx" not in tool["inputSchema"]["properties"]  # injected, never an argument
 
 
 async def test_an_api_key_is_sent_in_its_header() -> None:

@@ -17,6 +17,7 @@ from mcpfusion._openapi.document import load_document
 from mcpfusion._openapi.operations import Operation, Parameter, operations, python_name
 from mcpfusion._openapi.presenters import response_presenter
 from mcpfusion._openapi.upstream import MAX_BYTES, Upstream
+from mcpfusion._tools.context import Context
 from mcpfusion._tools.schema import DISCRIMINATOR, base_type, type_of
 
 DEFAULT_LIMIT = 100
@@ -159,9 +160,16 @@ def _handler(
         default = inspect.Parameter.empty if param.required else None
         signature.append(inspect.Parameter(py, inspect.Parameter.KEYWORD_ONLY, default=default))
 
+    context = ""
+    if upstream.per_caller:  # the token depends on the caller: the handler takes the context
+        context = python_name("ctx", taken)
+        annotations[context] = Context
+        signature.append(inspect.Parameter(context, inspect.Parameter.KEYWORD_ONLY))
+
     async def call(**kwargs: Any) -> Any:
+        identity = kwargs.pop(context).identity if context else None
         arguments = {wires[py]: value for py, value in kwargs.items()}
-        return await upstream.send(operation, arguments)
+        return await upstream.send(operation, arguments, identity)
 
     call.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]
     call.__annotations__ = annotations

@@ -4,6 +4,7 @@ failures turned into errors the agent can act on (SPEC §9)."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
 from typing import Any, Final
 from urllib.parse import quote
@@ -12,8 +13,11 @@ import anyio
 import httpx2
 
 from mcpfusion._errors import DefinitionError, ToolError
+from mcpfusion._identity import Identity
 from mcpfusion._openapi.auth import ApiKey, Bearer, Credentials
 from mcpfusion._openapi.operations import Operation
+
+logger = logging.getLogger("mcpfusion")
 
 RETRIED_STATUSES: Final = frozenset({502, 503, 504})
 """Upstream answers that say "try again": retried, on idempotent methods only."""
@@ -88,8 +92,16 @@ class Upstream:
             follow_redirects=False,  # a redirect could carry the credentials elsewhere
         )
 
-    async def send(self, operation: Operation, arguments: Mapping[str, Any]) -> Any:
-        """Makes the operation's request with the validated ``arguments`` (by document name).
+    @property
+    def per_caller(self) -> bool:
+        """Whether the credentials depend on the caller's identity."""
+        return isinstance(self.credentials, Bearer) and self.credentials.per_caller
+
+    async def send(
+        self, operation: Operation, arguments: Mapping[str, Any], identity: Identity | None = None
+    ) -> Any:
+        """Makes the operation's request with the validated ``arguments`` (by document name),
+        with the credentials for ``identity`` (the caller).
 
         Returns:
             The decoded JSON body, the text of another body, or ``None`` for an empty one.
@@ -97,13 +109,30 @@ class Upstream:
         Raises:
             ToolError: when the upstream cannot be reached or answers with an error.
         """
+        token = None
+        if isinstance(self.credentials, Bearer):
+            try:
+                token = await self.credentials.current(identity)
+            except Exception as exc:
+                # The server log gets the traceback; the agent reads only that there are no
+                # credentials (the function's message may hold secrets).
+                logger.error("the Bearer token function failed", exc_info=exc)
+                raise ToolError(
+                    "UPSTREAM_UNAUTHORIZED",
+                    f"No credentials for the upstream API could be had for {operation.action}.",
+                    recovery="Tell the user; retrying will not help.",
+                ) from exc
         async with self._client() as client:
-            return await self._send(client, operation, arguments)
+            return await self._send(client, operation, arguments, token)
 
     async def _send(
-        self, client: httpx2.AsyncClient, operation: Operation, arguments: Mapping[str, Any]
+        self,
+        client: httpx2.AsyncClient,
+        operation: Operation,
+        arguments: Mapping[str, Any],
+        token: str | None,
     ) -> Any:
-        request = self._request(client, operation, arguments)
+        request = self._request(client, operation, arguments, token)
         attempts = 1 + (self.retries if operation.idempotent else 0)
         delay = BACKOFF
         for attempt in range(attempts):
@@ -143,7 +172,11 @@ class Upstream:
         return bytes(body)
 
     def _request(
-        self, client: httpx2.AsyncClient, operation: Operation, arguments: Mapping[str, Any]
+        self,
+        client: httpx2.AsyncClient,
+        operation: Operation,
+        arguments: Mapping[str, Any],
+        token: str | None = None,
     ) -> httpx2.Request:
         path = operation.path
         query: dict[str, Any] = {}
@@ -166,8 +199,8 @@ class Upstream:
             else:
                 body = value
         credentials = self.credentials
-        if isinstance(credentials, Bearer):
-            headers["Authorization"] = f"Bearer {credentials.current()}"
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
         elif isinstance(credentials, ApiKey):
             {"header": headers, "query": query, "cookie": cookies}[credentials.location][
                 credentials.name

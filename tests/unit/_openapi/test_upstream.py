@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from mcpfusion import DefinitionError
+from mcpfusion import DefinitionError, Identity
 from mcpfusion._openapi.auth import ApiKey, Bearer
 from mcpfusion._openapi.document import load_document
 from mcpfusion._openapi.operations import Operation, operations
@@ -37,16 +37,39 @@ def test_query_values_and_credentials_are_placed_as_declared() -> None:
     assert request.url.params["key"] == "k"
 
 
-def test_a_bearer_function_is_read_for_each_request() -> None:
+@pytest.mark.anyio
+async def test_a_bearer_function_is_read_for_each_request() -> None:
     """A token function is called per request, so a refreshed token is sent."""
     tokens = iter(["one", "two"])
-    upstream = Upstream("http://api.test/v3", credentials=Bearer(lambda: next(tokens)))
-    first = build(upstream, FOUND["getInventory"])
-    second = build(upstream, FOUND["getInventory"])
-    assert (first.headers["authorization"], second.headers["authorization"]) == (
-        "Bearer one",
-        "Bearer two",
-    )
+    bearer = Bearer(lambda: next(tokens))
+    assert not bearer.per_caller
+    assert (await bearer.current(), await bearer.current()) == ("one", "two")
+
+
+@pytest.mark.anyio
+async def test_a_bearer_function_of_the_caller_gets_their_identity() -> None:
+    """A function taking the identity (sync or async) is given the caller's."""
+
+    async def exchange(identity: Identity | None) -> str:
+        return f"token-for-{identity.subject if identity else 'nobody'}"
+
+    bearer = Bearer(exchange)
+    assert bearer.per_caller
+    assert await bearer.current(Identity("ann")) == "token-for-ann"
+    with pytest.raises(TypeError, match="returned no token"):
+        await Bearer(lambda identity: "").current(None)
+
+
+def test_the_token_goes_in_the_authorization_header() -> None:
+    """The token the send step obtained is the request's bearer."""
+    request = upstream_request("t-1")
+    assert request.headers["authorization"] == "Bearer t-1"
+
+
+def upstream_request(token: str) -> httpx2.Request:
+    """The getInventory request with ``token``."""
+    upstream = Upstream("http://api.test/v3", credentials=Bearer(token))
+    return upstream._request(httpx2.AsyncClient(), FOUND["getInventory"], {}, token)
 
 
 def test_bodies_are_json_and_absent_arguments_are_not_sent() -> None:
