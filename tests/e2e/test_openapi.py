@@ -78,6 +78,17 @@ async def test_bad_arguments_never_reach_the_upstream() -> None:
     assert not upstream.hits
 
 
+async def test_a_header_argument_cannot_inject_headers() -> None:
+    """A line break in a header parameter is a validation error; nothing is sent."""
+    with anyio.fail_after(30):
+        async with petstore() as (upstream, app):
+            result = await call(
+                app, "pet", action="deletePet", petId=1, api_key="k\r\nX-Admin: yes"
+            )
+    assert result["isError"] and "control characters" in result["content"][0]["text"]
+    assert not upstream.hits
+
+
 async def test_upstream_errors_become_self_healing_tool_errors() -> None:
     """A 404 is NOT_FOUND with a recovery; a refused token is UPSTREAM_UNAUTHORIZED."""
     with anyio.fail_after(30):

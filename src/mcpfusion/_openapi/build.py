@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -23,6 +24,8 @@ from mcpfusion._tools.schema import DISCRIMINATOR, base_type, type_of
 DEFAULT_LIMIT = 100
 """Rows of a list response an agent sees unless ``limit=`` says otherwise."""
 PLACEHOLDER_URL = "http://upstream.invalid"
+_FORBIDDEN = {"header": re.compile(r"[\x00-\x1f\x7f]"), "cookie": re.compile(r"[\x00-\x1f\x7f;]")}
+"""What a header or cookie value may not hold (in a cookie, ``;`` starts another)."""
 """The base URL of an app built only to be inspected: no request can reach it."""
 
 
@@ -155,7 +158,10 @@ def _handler(
         py = python_name(wire, taken)
         wires[py] = param.name
         annotations[py] = Annotated[
-            Any, WithJsonSchema(schema), AfterValidator(_checker(schema)), Field(alias=wire)
+            Any,
+            WithJsonSchema(schema),
+            AfterValidator(_checker(schema, param.location)),
+            Field(alias=wire),
         ]
         default = inspect.Parameter.empty if param.required else None
         signature.append(inspect.Parameter(py, inspect.Parameter.KEYWORD_ONLY, default=default))
@@ -184,13 +190,23 @@ def _advertised(param: Parameter) -> dict[str, Any]:
     return schema
 
 
-def _checker(schema: dict[str, Any]) -> Callable[[Any], Any]:
-    """A validator of one argument against its document schema (Draft 2020-12)."""
+def _checker(schema: dict[str, Any], location: str) -> Callable[[Any], Any]:
+    """A validator of one argument against its document schema (Draft 2020-12).
+
+    A header or cookie value also may not hold control characters: a line break would
+    start a header of the agent's choosing.
+    """
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema)
+    forbidden = _FORBIDDEN.get(location)
 
     def check(value: Any) -> Any:
+        if forbidden is not None and forbidden.search(str(value)):
+            raise ValueError(
+                f"a {location} value cannot hold control characters"
+                + (" or ';'" if location == "cookie" else "")
+            )
         error = jsonschema.exceptions.best_match(validator.iter_errors(value))
         if error is not None:
             where = "/".join(map(str, error.absolute_path))
