@@ -212,18 +212,10 @@ class Presenter:
     ) -> Presenter:
         """A Presenter whose whitelist is a model's fields, minus ``exclude`` and the tenant.
 
-        ``model`` is a pydantic model or a SQLAlchemy declarative class: its columns become
-        fields with their Python types (nullable ones optional) and their comments as
-        descriptions. The tenant column (``tenant_id`` or ``tenant``, a column with
-        ``info={"tenant": True}``, or the one ``tenant=`` names; ``tenant=""`` for none) is
-        left out of the whitelist and kept in ``tenant_column`` for scoping queries.
-
-        Args:
-            model: the pydantic model or SQLAlchemy class.
-            name: the entity's name; the class name by default.
-            exclude: field names never sent (secrets, internal notes).
-            tenant: the tenant column's name, when it is not recognised by itself.
-            **options: the other ``Presenter`` options (``limit``, ``rules``, ...).
+        ``model`` is a pydantic model or a SQLAlchemy declarative class (columns become
+        fields, comments descriptions). The tenant column (see ``_present.models``) is
+        left out and named in ``tenant_column``; ``name`` defaults to the class name and
+        ``options`` are the constructor's (``limit``, ``rules``, ...).
 
         Raises:
             DefinitionError: on another kind of model, or names it does not have.
