@@ -1,4 +1,4 @@
-"""The ``mcpfusion`` command: run an app, inspect its tools, call one in-process."""
+"""The ``mcpfusion`` command: run an app, inspect its tools, call one in-process, serve OpenAPI."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import anyio
 
 from mcpfusion._app.app import Fusion
 from mcpfusion._dev import add_dev_command
+from mcpfusion._dev.openapi import add_openapi_command
 from mcpfusion._dev.target import USAGE_ERROR, UsageError, load_app, parse_arguments
 from mcpfusion._errors import DefinitionError
 from mcpfusion._serve.options import HttpOptions
@@ -347,6 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
     call.set_defaults(handler=_call)
 
     add_dev_command(commands)
+    add_openapi_command(commands)
     return parser
 
 

@@ -14,6 +14,7 @@ import mcpfusion.cli
 import mcpfusion.integrations
 import mcpfusion.integrations.sdk
 import mcpfusion.middleware
+import mcpfusion.openapi
 import mcpfusion.redis
 import mcpfusion.server
 import mcpfusion.terminal
@@ -149,6 +150,7 @@ PUBLIC = {
         "rate_limit",
         "tracing",
     ],
+    mcpfusion.openapi: ["ApiKey", "Bearer", "from_openapi", "load_document"],
     mcpfusion.redis: [
         "RedisEventStore",
         "RedisRateLimitStore",

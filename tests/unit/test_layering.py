@@ -19,7 +19,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"_tools"}),
     frozenset({"_surface"}),
     frozenset({"_app"}),
-    frozenset({"_auth"}),
+    frozenset({"_auth", "_openapi"}),
     frozenset({"_serve"}),
     frozenset({"_dev"}),
     frozenset(
@@ -29,6 +29,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "cli",
             "integrations",
             "middleware",
+            "openapi",
             "redis",
             "server",
             "terminal",

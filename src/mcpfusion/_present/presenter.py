@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, ValuesView
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -16,6 +16,7 @@ from mcpfusion._present.builder import ResponseBuilder
 from mcpfusion._present.content import ATTACHMENTS
 from mcpfusion._present.failures import SENT_LIMIT, cut
 from mcpfusion._present.masking import Mask, as_mapping, collector_paused
+from mcpfusion._present.models import schema_from_model
 from mcpfusion._present.omission import plan_of
 from mcpfusion._present.redaction import DEFAULT_CENSOR, Censor, Redaction, Scrubber, Traces
 from mcpfusion._present.response import ToolResponse
@@ -196,6 +197,34 @@ class Presenter:
         self._suggest = _Hooks()
         self._directives: list[_Hook] = []
         self._reads_context = False
+        self.tenant_column: str | None = None
+        """The model's tenant column, for scoping queries (``from_model``); never sent."""
+
+    @classmethod
+    def from_model(
+        cls,
+        model: Any,
+        *,
+        name: str | None = None,
+        exclude: Collection[str] = (),
+        tenant: str | None = None,
+        **options: Any,
+    ) -> Presenter:
+        """A Presenter whose whitelist is a model's fields, minus ``exclude`` and the tenant.
+
+        ``model`` is a pydantic model or a SQLAlchemy declarative class (columns become
+        fields, comments descriptions). The tenant column (see ``_present.models``) is
+        left out and named in ``tenant_column``; ``name`` defaults to the class name and
+        ``options`` are the constructor's (``limit``, ``rules``, ...).
+
+        Raises:
+            DefinitionError: on another kind of model, or names it does not have.
+        """
+        title: str = name or str(getattr(model, "__name__", ""))
+        schema, tenant_column = schema_from_model(title or "?", model, exclude, tenant)
+        presenter = cls(title, schema, **options)
+        presenter.tenant_column = tenant_column
+        return presenter
 
     def __repr__(self) -> str:
         return f"Presenter({self.name!r}, {self.schema.__name__})"

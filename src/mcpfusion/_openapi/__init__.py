@@ -1,0 +1,1 @@
+"""OpenAPI documents served as grouped, presented tools (the ``mcpfusion.openapi`` façade)."""
