@@ -85,7 +85,14 @@ PUBLIC = {
         "summary",
         "table",
     ],
-    mcpfusion.testing: ["CallResult", "FakeClient", "FusionTester", "LogEvent", "ProgressEvent"],
+    mcpfusion.testing: [
+        "CallResult",
+        "FakeClient",
+        "FusionTester",
+        "HttpTester",
+        "LogEvent",
+        "ProgressEvent",
+    ],
     mcpfusion.wire: [
         "RESERVED_TAGS",
         "ParsedResponse",

@@ -51,7 +51,8 @@ def default_config_path(
     home = Path.home() if home is None else home
     if client == "claude-desktop":
         if platform == "darwin":
-            return home / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json"
+            support = home / "Library" / "Application Support"
+            return support / "Claude" / "claude_desktop_config.json"
         if platform == "win32":
             appdata = environ.get("APPDATA") or str(home / "AppData" / "Roaming")
             return Path(appdata) / "Claude" / "claude_desktop_config.json"
