@@ -1,4 +1,4 @@
-"""The ``mcpfusion`` command: run an app, inspect its tools, call one in-process."""
+"""The ``mcpfusion`` command: run, inspect, call, lock and install apps; start a project."""
 
 from __future__ import annotations
 
@@ -239,7 +239,8 @@ def _lock(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not args.check:
         lock = write_lock(app, path)
-        print(f"wrote {path} ({len(lock['callers'])} caller scope sets, {lock['digest']})")
+        count = len(lock["callers"])
+        print(f"wrote {path}: {count} caller scope set{'s' if count != 1 else ''}")
         return 0
     try:
         result = check_lock(app, path)
@@ -291,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``mcpfusion`` command."""
     parser = argparse.ArgumentParser(
         prog="mcpfusion",
-        description="Run, inspect and call mcpfusion apps. "
+        description="Run, inspect, call, lock and install mcpfusion apps; start a new one. "
         "TARGET is package.module:app or path/to/file.py:app; app may be a "
         "function taking no arguments that returns the app.",
     )

@@ -34,6 +34,7 @@ PUBLIC = {
         "Fusion",
         "FusionError",
         "HttpOptions",
+        "Icon",
         "Identity",
         "Image",
         "Message",

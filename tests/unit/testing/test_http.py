@@ -6,7 +6,7 @@ import anyio
 import pytest
 from pydantic import BaseModel
 
-from mcpfusion import Fusion, Identity, Presenter
+from mcpfusion import Fusion, Icon, Identity, Presenter
 from mcpfusion.auth import APIKeyVerifier, Auth, hash_api_key
 from mcpfusion.testing import FusionTester, HttpTester
 
@@ -97,3 +97,35 @@ def test_an_unknown_option_is_refused() -> None:
     """A keyword that is no ``HttpOptions`` field fails when the tester is made."""
     with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
         HttpTester(_app(), colour="blue")
+
+
+@pytest.mark.anyio
+async def test_server_info_carries_the_apps_display_metadata() -> None:
+    """``serverInfo`` has the title, description, website and icons the app declares."""
+    app = Fusion(
+        "shown",
+        version="3.1",
+        title="Shown Server",
+        description="Things, shown.",
+        website_url="https://example.com",
+        icons=[Icon("https://example.com/logo.png", mime_type="image/png", sizes=("48x48",))],
+    )
+    app.tool("t", description="T.").action("ping", read_only=True)(_ping)
+    with anyio.fail_after(30):
+        async with HttpTester(app) as tester:
+            info = tester.server_info
+    assert info == {
+        "name": "shown",
+        "title": "Shown Server",
+        "version": "3.1",
+        "description": "Things, shown.",
+        "websiteUrl": "https://example.com",
+        "icons": [
+            {"src": "https://example.com/logo.png", "mimeType": "image/png", "sizes": ["48x48"]}
+        ],
+    }
+
+
+def _ping() -> str:
+    """Answers pong."""
+    return "pong"
