@@ -203,8 +203,9 @@ def _new(args: argparse.Namespace) -> int:
     root = create_project(args.name, Path(args.directory))
     package = package_name(args.name)
     print(f"created {root}")
-    print(f"  cd {root} && pip install -e '.[dev]' && pytest")
-    print(f"  mcpfusion run {package}.app:app")
+    print(f"  cd {root} && pip install -e '.[dev]'")
+    print("  make test   # ruff, mypy, pytest")
+    print(f"  make run    # mcpfusion run {package}.app:app")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""A new project from the templates: an app, a Presenter, its tests, a README, a pyproject."""
+"""A new project from the templates: app, Presenter, tests, README, Makefile, pyproject."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
 FILES: dict[str, str] = {
     "pyproject.toml": "pyproject.toml.tmpl",
     "README.md": "README.md.tmpl",
+    "Makefile": "Makefile.tmpl",
     "{package}/__init__.py": "",
     "{package}/app.py": "app.py.tmpl",
     "tests/test_app.py": "test_app.py.tmpl",

@@ -16,6 +16,7 @@ def test_a_project_has_an_app_tests_readme_and_pyproject() -> None:
     """The rendered files are the app, its package, its tests, the README and pyproject."""
     files = render_project("todo-server")
     assert sorted(files) == [
+        "Makefile",
         "README.md",
         "pyproject.toml",
         "tests/test_app.py",
@@ -26,6 +27,7 @@ def test_a_project_has_an_app_tests_readme_and_pyproject() -> None:
     assert project["name"] == "todo-server"
     assert project["dependencies"][0].startswith("mcpfusion>=")
     assert "mcpfusion run todo_server.app:app" in files["README.md"]
+    assert "\tmcpfusion run todo_server.app:app\n" in files["Makefile"]
     assert "from todo_server.app import app" in files["tests/test_app.py"]
 
 
@@ -55,4 +57,4 @@ def test_new_writes_the_project_and_prints_its_commands(
     assert main(["new", "notes", "--directory", str(tmp_path)]) == 0
     assert (tmp_path / "notes" / "notes" / "app.py").is_file()
     out = capsys.readouterr().out
-    assert "pytest" in out and "mcpfusion run notes.app:app" in out
+    assert "make test" in out and "mcpfusion run notes.app:app" in out
