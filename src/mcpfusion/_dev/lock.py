@@ -87,7 +87,10 @@ def build_lock(app: Fusion, scope_sets: Iterable[Collection[str]] | None = None)
             continue
         seen.add(key)
         entries.append({"scopes": sorted(scopes), **view})
-    body = {"server": {"name": app.name, "version": app.version}, "callers": entries}
+    # The instructions reach the model; the version does not, and pinning it would fail
+    # every check after a release bump that changed nothing an agent sees.
+    server = {"name": app.name, "instructions": app.instructions}
+    body = {"server": server, "callers": entries}
     digest = hashlib.sha256(_canonical(body).encode()).hexdigest()
     return {"lockVersion": LOCK_VERSION, **body, "digest": f"sha256:{digest}"}
 

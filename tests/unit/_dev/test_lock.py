@@ -151,3 +151,12 @@ def test_lock_check_without_a_lockfile_is_a_usage_error(
     source.write_text(APP.replace("{doc}", "Answers pong."), encoding="utf-8")
     assert main(["lock", "--check", str(source), "--file", str(tmp_path / "none.lock")]) == 2
     assert "write one with 'mcpfusion lock'" in capsys.readouterr().err
+
+
+def test_the_instructions_are_locked_and_the_version_is_not() -> None:
+    """Changing the instructions changes the lock; bumping the version does not."""
+    first, bumped = Fusion("v", version="1.0"), Fusion("v", version="2.0")
+    instructed = Fusion("v", version="1.0", instructions="Use it well.")
+    assert build_lock(first) == build_lock(bumped)
+    assert build_lock(instructed)["server"] == {"name": "v", "instructions": "Use it well."}
+    assert build_lock(instructed)["digest"] != build_lock(first)["digest"]
