@@ -32,6 +32,7 @@ from mcpfusion._surface.resource import Resource
 from mcpfusion._surface.surface import PromptResult, ReadResult, SurfaceError
 from mcpfusion._tools.client import Confirm, Elicitation, Root, Sampled
 from mcpfusion._tools.context import Context, Request
+from mcpfusion._tools.icon import Icon
 from mcpfusion._tools.tool import Tool
 from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
 
@@ -47,6 +48,7 @@ __all__ = [
     "Fusion",
     "FusionError",
     "HttpOptions",
+    "Icon",
     "Identity",
     "Image",
     "Message",

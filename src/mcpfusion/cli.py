@@ -1,4 +1,4 @@
-"""The ``mcpfusion`` command: run an app, inspect its tools, call one in-process, serve OpenAPI."""
+"""The ``mcpfusion`` command: run, inspect, call, lock, install, new projects, OpenAPI."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import anyio
 from mcpfusion._app.app import Fusion
 from mcpfusion._dev import add_dev_command
 from mcpfusion._dev.openapi import add_openapi_command
+from mcpfusion._dev.project import add_project_commands
 from mcpfusion._dev.target import USAGE_ERROR, UsageError, load_app, parse_arguments
 from mcpfusion._errors import DefinitionError
 from mcpfusion._serve.options import HttpOptions
@@ -194,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``mcpfusion`` command."""
     parser = argparse.ArgumentParser(
         prog="mcpfusion",
-        description="Run, inspect and call mcpfusion apps. "
+        description="Run, inspect, call, lock and install mcpfusion apps; start a new one. "
         "TARGET is package.module:app or path/to/file.py:app; app may be a "
         "function taking no arguments that returns the app.",
     )
@@ -349,6 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_dev_command(commands)
     add_openapi_command(commands)
+    add_project_commands(commands)
     return parser
 
 

@@ -1286,6 +1286,15 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/unit/_tools/test_declared.py::test_a_declared_schema_that_cannot_serve_is_a_definition_error",
         ),
     ),
+    Clause(
+        "S13.28",
+        "openWorldHint only when an action declares open_world (true if any is, lean leaves true out); title after name and icons after inputSchema, only when declared.",
+        tests=(
+            "tests/unit/_tools/test_icon.py::test_a_tool_lists_its_title_and_icons",
+            "tests/unit/_tools/test_icon.py::test_open_world_is_sent_when_any_action_declares_it",
+            "tests/unit/_tools/test_icon.py::test_lean_definitions_send_only_a_closed_world",
+        ),
+    ),
     # -- 14. Deliberate differences from the product page ------------------------------
     Clause(
         "S14.1",

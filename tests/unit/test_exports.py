@@ -35,6 +35,7 @@ PUBLIC = {
         "Fusion",
         "FusionError",
         "HttpOptions",
+        "Icon",
         "Identity",
         "Image",
         "Message",
@@ -86,7 +87,14 @@ PUBLIC = {
         "summary",
         "table",
     ],
-    mcpfusion.testing: ["CallResult", "FakeClient", "FusionTester", "LogEvent", "ProgressEvent"],
+    mcpfusion.testing: [
+        "CallResult",
+        "FakeClient",
+        "FusionTester",
+        "HttpTester",
+        "LogEvent",
+        "ProgressEvent",
+    ],
     mcpfusion.wire: [
         "RESERVED_TAGS",
         "ParsedResponse",

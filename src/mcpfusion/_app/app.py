@@ -27,6 +27,7 @@ from mcpfusion._tools.context import (
     Progress,
     RequestKind,
 )
+from mcpfusion._tools.icon import Icon, icons_of, optional_text
 from mcpfusion._tools.listing import Listing
 from mcpfusion._tools.tool import Exposition, Tool
 from mcpfusion._wire.datablock import DataFormat, Delimiter
@@ -68,6 +69,11 @@ class Fusion(Listings, Surfaces):
             (``audience: ["user"]``), unless a Presenter says otherwise.
         definitions: ``"full"`` (default) or ``"lean"``: tool definitions without what
             costs tokens and tells the model nothing new (``_lean``).
+        title: the name clients show people (``serverInfo.title``); ``name`` is the
+            identifier.
+        description: what the server does, for people (``serverInfo.description``).
+        website_url: the server's home page (``serverInfo.websiteUrl``).
+        icons: images clients show beside the server (``serverInfo.icons``, ``Icon``).
 
     Define, then serve: ``list_tools()`` and ``call_tool()`` read a catalog of what the app
     serves, built once from its tools (again only if a definition changes it); serving the
@@ -89,6 +95,10 @@ class Fusion(Listings, Surfaces):
         delimiter: Delimiter | None = None,
         ui_audience: Audience | None = None,
         definitions: Definitions = "full",
+        title: str | None = None,
+        description: str | None = None,
+        website_url: str | None = None,
+        icons: Sequence[Icon] = (),
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("a Fusion app needs a non-empty name")
@@ -109,6 +119,15 @@ class Fusion(Listings, Surfaces):
         except DefinitionError as exc:
             raise DefinitionError(f"app '{name}': {exc}") from None
         self.definitions: Definitions = definitions
+        owner = f"app '{name}'"
+        self.title = optional_text(owner, "title", title)
+        self.description = optional_text(owner, "description", description)
+        self.website_url = optional_text(owner, "website_url", website_url)
+        if self.website_url is not None and not self.website_url.startswith(
+            ("https://", "http://")
+        ):
+            raise DefinitionError(f"{owner}: website_url is an http(s) URL; got {website_url!r}")
+        self.icons = icons_of(owner, icons)
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -144,6 +163,8 @@ class Fusion(Listings, Surfaces):
         instructions: str = "",
         split_names: tuple[str, str] | None = None,
         enabled: bool = True,
+        title: str | None = None,
+        icons: Sequence[Icon] = (),
     ) -> Tool:
         """Creates a tool; declare its actions with ``@tool.action(...)``.
 
@@ -160,6 +181,9 @@ class Fusion(Listings, Surfaces):
             requires: the scopes each action needs unless it says otherwise.
             enabled: ``False`` defines it hidden until ``await tool.enable()`` (for
                 everyone, or ``tenant=`` one tenant's callers).
+            title: the name clients show people (``Tool.title``; each listed tool of a
+                flat or split one).
+            icons: images clients show beside it (``Tool.icons``).
 
         Raises:
             DefinitionError: on a duplicate or disallowed name, a name another tool already
@@ -176,6 +200,8 @@ class Fusion(Listings, Surfaces):
             requires=requires,
             instructions=instructions,
             split_names=split_names,
+            title=title,
+            icons=icons,
         )
         self._defining(tool, tool.listed_names)
         self._tools[name] = tool

@@ -223,6 +223,7 @@ def build_server(
         app.name,
         version=app.version,
         instructions=app.instructions,
+        **_server_info(app),
         # Answers the 2026 HTTP path's Mcp-Param header check without a tools/list per call.
         get_tool_input_schema=schemas.get,
         on_list_tools=on_list_tools,
@@ -237,6 +238,22 @@ def build_server(
         announce(changed)
     _HUBS[server] = hub
     return server
+
+
+def _server_info(app: ServableApp) -> dict[str, Any]:
+    """The ``serverInfo`` fields beyond name and version that ``app`` sets, for people.
+
+    Read with ``getattr``: an app of another kind than ``Fusion`` may have none of them.
+    """
+    found: dict[str, Any] = {}
+    for name in ("title", "description", "website_url"):
+        value = getattr(app, name, None)
+        if value is not None:
+            found[name] = value
+    icons = getattr(app, "icons", ())
+    if icons:
+        found["icons"] = [types.Icon.model_validate(icon.to_mcp()) for icon in icons]
+    return found
 
 
 class _Server(Server[Any]):

@@ -87,6 +87,7 @@ class Action:
         confirm: bool | str | Confirm | None = None,
         requires_client: Collection[Feature] = (),
         input_schema: Mapping[str, Any] | None = None,
+        open_world: bool | None = None,
     ) -> None:
         owner = f"{tool}/{name}"
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -113,6 +114,11 @@ class Action:
                 raise DefinitionError(f"{owner}: {flag} must be True or False; got {value!r}")
         if read_only and destructive:
             raise DefinitionError(f"{owner}: an action cannot be both read_only and destructive")
+        if open_world is not None and not isinstance(open_world, bool):
+            raise DefinitionError(f"{owner}: open_world must be True, False or None")
+        self.open_world = open_world
+        """Whether it reaches beyond the server (the web, other services): ``openWorldHint``;
+        ``None`` leaves the hint unsent."""
         self.tool = tool
         self.name = name
         self.handler = handler

@@ -242,7 +242,13 @@ def _mcp_tool(
     lean: bool,
 ) -> dict[str, Any]:
     """The MCP ``Tool`` object: name, description, schemas and annotations (SPEC §13)."""
-    spec: dict[str, Any] = {"name": name, "description": description, "inputSchema": input_schema}
+    spec: dict[str, Any] = {"name": name}
+    if tool.title is not None:
+        spec["title"] = tool.title
+    spec["description"] = description
+    spec["inputSchema"] = input_schema
+    if tool.icons:
+        spec["icons"] = [icon.to_mcp() for icon in tool.icons]
     outputs = [a.output for a in actions]
     if all(outputs):
         advertised = [
@@ -261,6 +267,11 @@ def _mcp_tool(
         spec["annotations"] = dict(zip(_HINTS, hints, strict=True))
     elif found := lean_annotations(*hints):
         spec["annotations"] = found
+    declared = [a.open_world for a in actions if a.open_world is not None]
+    # MCP assumes an open world: lean definitions send only a closed one; full ones send
+    # what was declared. Nothing declared sends nothing, as before the option existed.
+    if declared and not (lean and any(declared)):
+        spec.setdefault("annotations", {})["openWorldHint"] = any(declared)
     return spec
 
 

@@ -14,6 +14,7 @@ from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.style import Style
 from mcpfusion._tools.action import NAME_PATTERN, Action
 from mcpfusion._tools.client import Confirm, Feature
+from mcpfusion._tools.icon import Icon, icons_of, optional_text
 from mcpfusion._tools.listing import Listing
 from mcpfusion._tools.schema import DISCRIMINATOR, ParamTypes
 from mcpfusion._wire.format import fold_lines
@@ -92,6 +93,8 @@ class Tool:
         requires: Collection[str] = (),
         instructions: str = "",
         split_names: tuple[str, str] | None = None,
+        title: str | None = None,
+        icons: Sequence[Icon] = (),
     ) -> None:
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
             raise DefinitionError(
@@ -114,6 +117,9 @@ class Tool:
         if not isinstance(instructions, str):
             raise DefinitionError(f"tool '{name}': instructions must be a str")
         self.name = name
+        self.title = optional_text(f"tool '{name}'", "title", title)
+        """The name a client shows people (MCP ``Tool.title``); the agent reads ``name``."""
+        self.icons = icons_of(f"tool '{name}'", icons)
         self.requires = frozenset(requires)
         """The scopes an action needs when it does not say (``requires=`` on the action)."""
         self.description = description.strip()
@@ -224,6 +230,7 @@ class Tool:
         confirm: bool | str | Confirm | None = None,
         requires_client: Collection[Feature] = (),
         input_schema: Mapping[str, Any] | None = None,
+        open_world: bool | None = None,
     ) -> Callable[[F], F]: ...
 
     def action(
@@ -246,6 +253,7 @@ class Tool:
         confirm: bool | str | Confirm | None = None,
         requires_client: Collection[Feature] = (),
         input_schema: Mapping[str, Any] | None = None,
+        open_world: bool | None = None,
     ) -> Any:
         """Declares an action; use as ``@tool.action`` or ``@tool.action("name", ...)``.
 
@@ -280,6 +288,9 @@ class Tool:
                 ``else``): advertised as given and enforced with a JSON Schema validator;
                 each handler parameter receives the argument of its name as sent. Flat
                 tools only.
+            open_world: it reaches beyond the server (the web, a third party's API):
+                sent as ``openWorldHint``, which a tool has when any of its actions does;
+                ``None`` (the default) sends no hint.
 
         Returns:
             The decorator; it registers the function and returns it unchanged.
@@ -311,6 +322,7 @@ class Tool:
                 confirm=confirm,
                 requires_client=requires_client,
                 input_schema=input_schema,
+                open_world=open_world,
             )
             self.add(action)
             return handler

@@ -195,14 +195,25 @@ class FusionTester:
     def _target(
         self, tool: str, action: str | None, arguments: dict[str, Any]
     ) -> tuple[str, dict[str, Any]]:
-        if action is None:
-            return tool, arguments
-        defined = self.app.tools.get(tool)
-        if defined is not None and defined.exposition == "flat":
-            return defined.flat_name(action), arguments
-        if DISCRIMINATOR in arguments:
-            raise TypeError("pass the action positionally, not also as action=")
-        found = defined.get(action) if defined is not None else None
-        if defined is not None and found is not None:
-            tool = defined.listed_name(found)  # a split tool's half
-        return tool, {DISCRIMINATOR: action, **arguments}
+        return call_target(self.app, tool, action, arguments)
+
+
+def call_target(
+    app: Fusion, tool: str, action: str | None, arguments: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The listed tool name and arguments of ``call(tool, action, **arguments)``.
+
+    Raises:
+        TypeError: the action is given both positionally and as ``action=``.
+    """
+    if action is None:
+        return tool, arguments
+    defined = app.tools.get(tool)
+    if defined is not None and defined.exposition == "flat":
+        return defined.flat_name(action), arguments
+    if DISCRIMINATOR in arguments:
+        raise TypeError("pass the action positionally, not also as action=")
+    found = defined.get(action) if defined is not None else None
+    if defined is not None and found is not None:
+        tool = defined.listed_name(found)  # a split tool's half
+    return tool, {DISCRIMINATOR: action, **arguments}
