@@ -28,6 +28,7 @@ FrameworkCode = Literal[
     "MISSING_DISCRIMINATOR",
     "MISSING_REQUIRED_FIELD",
     "NOT_CONFIRMED",
+    "OUT_OF_STATE",
     "PRESENTER_ERROR",
     "RATE_LIMITED",
     "TIMEOUT",

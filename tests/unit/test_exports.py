@@ -25,6 +25,7 @@ PUBLIC = {
     mcpfusion: [
         "Audio",
         "BlockAnnotations",
+        "CallerState",
         "Confirm",
         "Context",
         "DefinitionError",
@@ -57,6 +58,7 @@ PUBLIC = {
         "ToolError",
         "ToolResponse",
         "UIBlock",
+        "Workflow",
         "as_response",
         "assistant",
         "error",
@@ -150,6 +152,7 @@ PUBLIC = {
         "tracing",
     ],
     mcpfusion.redis: [
+        "RedisCallerStore",
         "RedisEventStore",
         "RedisRateLimitStore",
         "RedisSubscriptionBus",

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from mcpfusion._app.lifespan import Lifespan, LifespanFactory, state_type
 from mcpfusion._app.middleware import Call, Middleware, Next, check_middleware, compose
+from mcpfusion._app.workflow import Workflow
 from mcpfusion._errors import DefinitionError
 from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._present.failures import (
@@ -45,6 +46,7 @@ from mcpfusion._surface.ui_app import (
     renderer,
 )
 from mcpfusion._tools.action import Action
+from mcpfusion._tools.caller_state import APP_CALLER_STORE, MemoryCallerStore
 from mcpfusion._tools.catalog import DEFINITIONS, Catalog, Definitions, Route
 from mcpfusion._tools.client import ClientChannel, ClientLacks, InputNeeded, before_running
 from mcpfusion._tools.context import (
@@ -126,6 +128,7 @@ class Fusion:
         delimiter: Delimiter | None = None,
         ui_audience: Audience | None = None,
         definitions: Definitions = "full",
+        workflow: Workflow | None = None,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("a Fusion app needs a non-empty name")
@@ -139,6 +142,8 @@ class Fusion:
             raise DefinitionError(f"app '{name}': lifespan must be callable (app) -> context")
         if local_identity is not None and not isinstance(local_identity, Identity):
             raise DefinitionError(f"app '{name}': local_identity must be an Identity or None")
+        if workflow is not None and not isinstance(workflow, Workflow):
+            raise DefinitionError(f"app '{name}': workflow must be a Workflow or None")
         if definitions not in DEFINITIONS:
             raise DefinitionError(f"app '{name}': definitions must be one of {DEFINITIONS}")
         try:
@@ -167,6 +172,11 @@ class Fusion:
         self._announcers: list[Announcer] = []
         self.toggled = False
         """Whether a tool was enabled or disabled at run time (``Tool.enable``)."""
+        self.workflow = workflow
+        """The workflow gating the app's actions per caller, if any (``Workflow``)."""
+        self._caller_store = MemoryCallerStore()  # ctx.caller_state, unless serving names one
+        if workflow is not None:
+            self.toggled = True  # the lists differ per caller: the SDK path lists them
 
     def __repr__(self) -> str:
         return f"Fusion({self.name!r}, tools={list(self._tools)})"
@@ -367,6 +377,23 @@ class Fusion:
             point_tools(tools, self._shows_ui, self.ui_app_uri)
         return tools
 
+    async def list_tools_for(
+        self, identity: Identity | None, meta: Mapping[str, Any] = NO_META
+    ) -> list[dict[str, Any]]:
+        """The ``tools/list`` of one caller: its scopes', its tenant's, and, with a
+        ``workflow``, only the tools with an action its current state allows."""
+        tools = self.list_tools(self.scope_key(identity), tenant=tenant_of(identity))
+        if self.workflow is None:
+            return tools
+        self._bind_caller_store()
+        catalog = self._catalog or self._frozen()
+        actions = {
+            name: [(a.tool, a.name) for a in route.actions.values()]
+            for name, route in catalog.routes.items()
+        }
+        state = await self.workflow.state_of(identity, meta)
+        return self.workflow.shown(tools, actions, state)
+
     def _shows_ui(self, listed: str) -> bool:
         """Whether an action the listed tool leads to has a Presenter that can send UI."""
         route = self._frozen().routes[listed]  # a flat route's actions hold its one action
@@ -423,10 +450,26 @@ class Fusion:
                 elsewhere = catalog.visible_elsewhere(route, scopes)
                 return unknown_action(route.name, chosen, visible, elsewhere)
         factory = context or self._factory
-        response = await self._run(
-            route, action, args, factory, identity, meta or NO_META, progress, client
-        )
+        meta = meta or NO_META
+        # Caller state and the workflow gate (issue 30): one step before the handler, one
+        # transition after a success.
+        self._bind_caller_store()
+        flow = self.workflow
+        if flow is not None:
+            refused = await flow.refuse(action.tool, action.name, identity, meta)
+            if refused is not None:
+                return refused
+        response = await self._run(route, action, args, factory, identity, meta, progress, client)
+        if flow is not None and not response.is_error:
+            moved = await flow.advance(f"{action.tool}.{action.name}", identity, meta)
+            if moved:
+                await self._catalog_changed(tenant_of(identity))
         return catalog.targets.checked(response, route)
+
+    def _bind_caller_store(self) -> None:
+        """Makes this app's memory store the current call's, for ``ctx.caller_state``."""
+        if APP_CALLER_STORE.get() is not self._caller_store:
+            APP_CALLER_STORE.set(self._caller_store)
 
     def _run(
         self,
