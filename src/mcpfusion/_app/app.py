@@ -294,6 +294,8 @@ class Fusion:
     def _frozen(self) -> Catalog:
         if self._catalog is None:
             self._check_invalidations()
+            if self.workflow is not None:  # issue 30: the workflow names real actions
+                self.workflow.check({n: list(t.actions) for n, t in self._tools.items()})
             self._catalog = Catalog.build(self._tools.values(), lean=self.definitions == "lean")
             self._chain = compose(self._middleware, self._endpoint) if self._middleware else None
         return self._catalog

@@ -111,6 +111,28 @@ class Workflow:
     def __repr__(self) -> str:
         return f"Workflow({self.name!r}, states={list(self.states)!r})"
 
+    def check(self, actions: Mapping[str, Iterable[str]]) -> None:
+        """Checks the names against the app's tools (``actions``: each tool's actions).
+
+        Raises:
+            DefinitionError: on an ``allowed`` entry naming no tool or action, or a
+                ``"tool.action"`` trigger whose tool has no such action: a typo would
+                otherwise leave an action ungated, or a gate that never opens.
+        """
+        known = set(actions) | {f"{t}.{a}" for t, names in actions.items() for a in names}
+        for target in self.allowed:
+            if target not in known:
+                raise DefinitionError(
+                    f"workflow '{self.name}': allowed names '{target}', which is no tool "
+                    "or 'tool.action' of the app"
+                )
+        for trigger in self.machine.events:
+            tool, dot, _ = trigger.rpartition(".")
+            if dot and tool in actions and trigger not in known:
+                raise DefinitionError(
+                    f"workflow '{self.name}': trigger '{trigger}' names no action of '{tool}'"
+                )
+
     # -- what a state allows -------------------------------------------------------------
 
     def gates(self, tool: str, action: str) -> frozenset[str] | None:
