@@ -166,7 +166,8 @@ class Workflow:
         while queue and not found:
             for _ in range(len(queue)):
                 at = queue.popleft()
-                for trigger in self.machine.get_triggers(at):
+                # A '*' source is kept as such by the machine: asked for beside the state.
+                for trigger in self.machine.get_triggers(at, ANY_STATE):
                     dest = self.next_state(trigger, at)
                     if dest is None or dest in seen:
                         continue

@@ -144,6 +144,14 @@ async def test_workflow_advice_never_points_outside_the_gate() -> None:
     assert flow.leading_to({"paid"}, "reviewed") == ["invoices.mark_paid"]
 
 
+def test_workflow_advice_follows_transitions_from_any_state() -> None:
+    """A '*' source leads from every state, in the advice too."""
+    flow = Workflow(
+        ["a", "b"], initial="a", transitions=[("t.go", "*", "b")], allowed={"t.done": ["b"]}
+    )
+    assert flow.leading_to({"b"}, "a") == ["t.go"]
+
+
 async def test_workflow_ignores_a_stored_state_it_does_not_declare() -> None:
     """A stored state that is no longer declared starts the caller over."""
     flow = review_flow()
