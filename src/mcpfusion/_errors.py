@@ -21,6 +21,7 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar, Final, Literal, get_args
 
 FrameworkCode = Literal[
+    "BUSY",
     "ERROR",
     "FORBIDDEN",
     "INTERNAL_ERROR",

@@ -104,3 +104,32 @@ async def test_out_of_state_envelope() -> None:
         "<available_actions>\n  <action>doc.review</action>\n</available_actions>\n"
         "</tool_error>",
     )
+
+
+async def test_busy_envelope() -> None:
+    """SPEC §9: a call past its action's concurrency= is BUSY with retry_after."""
+    busy_app = Fusion("busy")
+    jobs = busy_app.tool("jobs", description="Jobs.")
+    started, release = anyio.Event(), anyio.Event()
+
+    @jobs.action(concurrency=1)
+    async def export() -> str:
+        """One export at a time."""
+        started.set()
+        await release.wait()
+        return "exported"
+
+    tester = FusionTester(busy_app)
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            group.start_soon(tester.call, "jobs", "export")
+            await started.wait()
+            result = await tester.call("jobs", "export")
+            release.set()
+    assert result.blocks == (
+        '<tool_error code="BUSY" severity="error">\n'
+        "<message>Action 'export' of tool 'jobs' was not run: too many calls of it are "
+        "running.</message>\n"
+        "<recovery>Wait for the time below, then retry the call once.</recovery>\n"
+        "<retry_after>1 seconds</retry_after>\n</tool_error>",
+    )

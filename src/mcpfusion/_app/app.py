@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 from pydantic import ValidationError
 
+from mcpfusion._app.concurrency import Running
 from mcpfusion._app.lifespan import Lifespan, LifespanFactory, state_type
 from mcpfusion._app.middleware import Call, Middleware, Next, check_middleware, compose
 from mcpfusion._app.workflow import Workflow
@@ -107,6 +108,10 @@ class Fusion:
             (``audience: ["user"]``), unless a Presenter says otherwise.
         definitions: ``"full"`` (default) or ``"lean"``: tool definitions without what
             costs tokens and tells the model nothing new (``_lean``).
+        workflow: a ``Workflow`` gating actions by each caller's state: listed and
+            callable only where it allows them (``OUT_OF_STATE`` otherwise).
+        serialize_destructive: run one destructive call at a time per caller (in this
+            process); another meanwhile gets ``BUSY`` with ``retry_after``.
 
     Define, then serve: ``list_tools()`` and ``call_tool()`` read a catalog of what the app
     serves, built once from its tools (again only if a definition changes it); serving the
@@ -129,6 +134,7 @@ class Fusion:
         ui_audience: Audience | None = None,
         definitions: Definitions = "full",
         workflow: Workflow | None = None,
+        serialize_destructive: bool = False,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("a Fusion app needs a non-empty name")
@@ -142,6 +148,8 @@ class Fusion:
             raise DefinitionError(f"app '{name}': lifespan must be callable (app) -> context")
         if local_identity is not None and not isinstance(local_identity, Identity):
             raise DefinitionError(f"app '{name}': local_identity must be an Identity or None")
+        if not isinstance(serialize_destructive, bool):
+            raise DefinitionError(f"app '{name}': serialize_destructive must be True or False")
         if workflow is not None and not isinstance(workflow, Workflow):
             raise DefinitionError(f"app '{name}': workflow must be a Workflow or None")
         if definitions not in DEFINITIONS:
@@ -174,6 +182,7 @@ class Fusion:
         """Whether a tool was enabled or disabled at run time (``Tool.enable``)."""
         self.workflow = workflow
         """The workflow gating the app's actions per caller, if any (``Workflow``)."""
+        self._running = Running(serialize_destructive)
         self._caller_store = MemoryCallerStore()  # ctx.caller_state, unless serving names one
         if workflow is not None:
             self.toggled = True  # the lists differ per caller: the SDK path lists them
@@ -461,7 +470,22 @@ class Fusion:
             refused = await flow.refuse(action.tool, action.name, identity, meta)
             if refused is not None:
                 return refused
-        response = await self._run(route, action, args, factory, identity, meta, progress, client)
+        if action.concurrency is None and not (
+            action.destructive and self._running.serialize_destructive
+        ):
+            response = await self._run(
+                route, action, args, factory, identity, meta, progress, client
+            )
+        else:  # concurrency= and destructive calls one at a time per caller (issue 30)
+            refused, caller = self._running.enter(action, identity, meta)
+            if refused is not None:
+                return refused
+            try:
+                response = await self._run(
+                    route, action, args, factory, identity, meta, progress, client
+                )
+            finally:
+                self._running.leave(action, caller)
         if flow is not None and not response.is_error:
             moved = await flow.advance(f"{action.tool}.{action.name}", identity, meta)
             if moved:

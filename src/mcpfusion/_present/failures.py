@@ -105,6 +105,16 @@ def out_of_state(
     )
 
 
+def busy(tool: str, action: str, why: str) -> ToolResponse:
+    """``BUSY``: the call was not run because of what runs now; retrying soon may pass."""
+    return framework_error(
+        "BUSY",
+        f"Action '{action}' of tool '{tool}' was not run: {why}.",
+        recovery="Wait for the time below, then retry the call once.",
+        retry_after=1,
+    )
+
+
 def timed_out(tool: str, action: str, seconds: float) -> ToolResponse:
     """``TIMEOUT``: the handler ran past its action's ``timeout=`` and was cancelled."""
     return framework_error(
