@@ -490,6 +490,7 @@ class Fusion:
             moved = await flow.advance(f"{action.tool}.{action.name}", identity, meta)
             if moved:
                 await self._catalog_changed(tenant_of(identity))
+            response = await flow.pruned(response, route, identity, meta)
         return catalog.targets.checked(response, route)
 
     def _bind_caller_store(self) -> None:

@@ -10,6 +10,7 @@ from transitions import Machine
 
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.failures import out_of_state
+from mcpfusion._present.response import view_of
 from mcpfusion._tools.caller_state import (
     DEFAULT_TTL,
     RESERVED_PREFIX,
@@ -17,6 +18,7 @@ from mcpfusion._tools.caller_state import (
     caller_state_of,
 )
 from mcpfusion._tools.context import NO_META
+from mcpfusion._tools.targets import Route, _with_suggestions
 
 if TYPE_CHECKING:
     from mcpfusion._identity import Identity
@@ -231,6 +233,36 @@ class Workflow:
         if state in states:
             return None
         return out_of_state(tool, action, state, sorted(states), self.leading_to(states, state))
+
+    async def pruned(
+        self,
+        response: ToolResponse,
+        route: Route,
+        identity: Identity | None,
+        meta: Mapping[str, Any],
+    ) -> ToolResponse:
+        """``response`` without the suggestions its caller's state does not allow, so a
+        handler's advice never points outside the gate (checked after the call moved it)."""
+        view = view_of(response)
+        if view is None or not view.suggestions:
+            return response
+        state = await self.state_of(identity, meta)
+        kept = [s for s in view.suggestions if self._suggestable(s.tool, route, state)]
+        if len(kept) == len(view.suggestions):
+            return response
+        return _with_suggestions(response, view, kept)
+
+    def _suggestable(self, target: str, route: Route, state: str) -> bool:
+        """Whether a suggestion's target may be called in ``state``: an action allowed
+        there, or a tool with such an action (a name the app does not serve is the
+        catalog's to drop)."""
+        if target in route.actions or target in route.tool.actions:
+            return self.allows(route.tool.name, target, state)
+        tool, dot, action = target.rpartition(".")
+        if dot:
+            return self.allows(tool, action, state)
+        states = self.allowed.get(target)
+        return states is None or state in states
 
     def shown(
         self,

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from mcpfusion import Context, DefinitionError, Fusion, Identity, Workflow
+from mcpfusion import (
+    Context,
+    DefinitionError,
+    Fusion,
+    Identity,
+    ResponseBuilder,
+    Workflow,
+    response,
+)
 from mcpfusion.testing import FusionTester
 
 pytestmark = pytest.mark.anyio
@@ -181,3 +189,27 @@ async def test_workflow_names_are_checked_against_the_apps_actions() -> None:
     trigger = Workflow(["a", "b"], initial="a", transitions=[("invoices.reveiw", "a", "b")])
     with pytest.raises(DefinitionError, match=r"trigger 'invoices\.reveiw' names no action"):
         billing_app(trigger).freeze()
+
+
+async def test_workflow_suggestions_never_point_outside_the_gate() -> None:
+    """A handler's suggestions of actions its caller's state does not allow are dropped."""
+    flow = review_flow()
+    app = billing_app(flow)
+    invoices = app.tools["invoices"]
+
+    @invoices.action
+    async def overview() -> ResponseBuilder:
+        """What to do next, as the handler sees it."""
+        return (
+            response({"ok": True})
+            .suggest("invoices.review", "review it")
+            .suggest("mark_paid", "pay it")
+            .suggest("refunds", "refund it")
+        )
+
+    tester = FusionTester(app, identity=ALICE)
+    before = await tester.call("invoices", "overview")
+    assert [s.tool for s in before.suggestions] == ["invoices.review"]
+    await tester.call("invoices", "review", invoice_id="1")
+    after = await tester.call("invoices", "overview")
+    assert [s.tool for s in after.suggestions] == ["invoices.review", "mark_paid"]
