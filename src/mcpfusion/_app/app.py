@@ -487,10 +487,10 @@ class Fusion:
             finally:
                 self._running.leave(action, caller)
         if flow is not None and not response.is_error:
-            moved = await flow.advance(f"{action.tool}.{action.name}", identity, meta)
+            trigger = f"{action.tool}.{action.name}"
+            response, moved = await flow.after_success(response, route, trigger, identity, meta)
             if moved:
                 await self._catalog_changed(tenant_of(identity))
-            response = await flow.pruned(response, route, identity, meta)
         return catalog.targets.checked(response, route)
 
     def _bind_caller_store(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from mcpfusion._identity import Identity
     from mcpfusion._present.response import ToolResponse
     from mcpfusion._tools.context import Context
+
+logger = logging.getLogger("mcpfusion")
 
 ANY_STATE: Final = "*"
 """A transition's source meaning every state."""
@@ -233,6 +236,33 @@ class Workflow:
         if state in states:
             return None
         return out_of_state(tool, action, state, sorted(states), self.leading_to(states, state))
+
+    async def after_success(
+        self,
+        response: ToolResponse,
+        route: Route,
+        action: str,
+        identity: Identity | None,
+        meta: Mapping[str, Any],
+    ) -> tuple[ToolResponse, bool]:
+        """Fires ``action``'s transition after it succeeded, then prunes the response's
+        suggestions; whether the caller moved.
+
+        The handler has run: if the caller's state cannot be written or read now (its
+        store is down), its result is still sent, unpruned, and the failure logged; the
+        caller stays where it was, so the gate it would have opened stays closed.
+        """
+        try:
+            moved = await self.advance(action, identity, meta)
+            return await self.pruned(response, route, identity, meta), moved
+        except Exception:
+            logger.warning(
+                "workflow '%s': %s succeeded, its transition failed",
+                self.name,
+                action,
+                exc_info=True,
+            )
+            return response, False
 
     async def pruned(
         self,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from mcpfusion import (
@@ -13,6 +15,7 @@ from mcpfusion import (
     Workflow,
     response,
 )
+from mcpfusion._tools.caller_state import MemoryCallerStore
 from mcpfusion.testing import FusionTester
 
 pytestmark = pytest.mark.anyio
@@ -213,3 +216,25 @@ async def test_workflow_suggestions_never_point_outside_the_gate() -> None:
     await tester.call("invoices", "review", invoice_id="1")
     after = await tester.call("invoices", "overview")
     assert [s.tool for s in after.suggestions] == ["invoices.review", "mark_paid"]
+
+
+class FailingStore(MemoryCallerStore):
+    """A memory store whose writes fail, as a store that went down mid-call."""
+
+    async def put(self, caller: str, name: str, value: str, ttl: float) -> None:
+        """Fails."""
+        raise OSError("the store is down")
+
+
+async def test_workflow_keeps_a_handlers_result_when_its_transition_cannot_be_stored(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The review ran: its result is sent, the caller stays put and the failure is logged."""
+    app = billing_app(review_flow())
+    app._caller_store = FailingStore()
+    tester = FusionTester(app, identity=ALICE)
+    with caplog.at_level(logging.WARNING, logger="mcpfusion"):
+        reviewed = await tester.call("invoices", "review", invoice_id="1")
+    assert reviewed.text == "reviewed"
+    assert "its transition failed" in caplog.text
+    assert (await tester.call("invoices", "mark_paid", invoice_id="1")).error_code == "OUT_OF_STATE"
