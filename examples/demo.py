@@ -168,6 +168,51 @@ READ_ONLY = Step(
 )
 
 
+WORKFLOW = (
+    Step(
+        "A workflow: paying before reviewing, refused",
+        "billing",
+        {"action": "mark_paid", "invoice_id": "INV-00002"},
+        "Served with --review-payments: mark_paid is allowed only once this caller reviewed "
+        "an invoice. The refusal (OUT_OF_STATE) names the action that opens the way.",
+    ),
+    Step(
+        "The review the refusal named",
+        "billing",
+        {"action": "review", "invoice_id": "INV-00002"},
+        "It succeeds, so the caller's workflow state moves to 'reviewed' (kept per caller, "
+        "not per session: in Redis across workers) and the server announces a tool list change.",
+    ),
+    Step(
+        "Paying the reviewed invoice",
+        "billing",
+        {"action": "mark_paid", "invoice_id": "INV-00002"},
+        "Now allowed; the payment moves the caller back to 'browsing'.",
+    ),
+)
+"""The billing example's payment workflow, in a session of its own (``--review-payments``)."""
+
+
+REVIEW = ("--review-payments",)
+
+
+async def workflow_session(
+    db: Path, first: int, *, full: bool, style: Style, totals: Totals
+) -> None:
+    """Serves ``db`` with the payment workflow over stdio and runs ``WORKFLOW``."""
+    counter = TokenCounter()
+    audit = db.with_name("audit.jsonl")
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "examples.billing", "--db", str(db), "--audit-log", str(audit), *REVIEW],
+        cwd=ROOT,
+    )
+    async with Client(server) as client:
+        for number, step in enumerate(WORKFLOW, start=first):
+            result = await client.call_tool(step.tool, step.arguments)
+            _show(step, number, result, counter, style, full, totals)
+
+
 async def _announced(stderr: ByteReceiveStream) -> str:
     """The endpoint URL the server announces on stderr."""
     seen = b""
@@ -247,6 +292,7 @@ async def session(db: Path, *, full: bool, style: Style) -> Totals:
             result = await client.call_tool(step.tool, step.arguments)
             _show(step, number, result, counter, style, full, totals)
     await read_only_session(db, len(STEPS) + 1, full=full, style=style, totals=totals)
+    await workflow_session(db, len(STEPS) + 2, full=full, style=style, totals=totals)
     return totals
 
 

@@ -89,6 +89,11 @@ def _parser() -> argparse.ArgumentParser:
         help="share events, rate limits and resumable streams through Redis",
     )
     parser.add_argument(
+        "--review-payments",
+        action="store_true",
+        help="a payment needs a review first (billing.review, then mark_paid): a workflow",
+    )
+    parser.add_argument(
         "--shutdown-timeout",
         type=float,
         default=HttpOptions().shutdown_timeout,
@@ -134,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--stateless, --workers and --redis-url apply to --http only")
     # The environment is read here, in the entry point, and nowhere in the library.
     path = database_path(args.db, os.environ)
-    served = create_app(path)
+    served = create_app(path, review_payments=args.review_payments)
     # Logs go to stderr (on stdio, stdout is the protocol); over HTTP the mcpfusion logger
     # announces the endpoint, which is how `--port 0` tells its caller the port it got.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
@@ -148,7 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.http and args.workers > 1:
             # Each worker builds the app itself: create_app is importable there.
-            run_workers(functools.partial(create_app, path), http_options(args))
+            build = functools.partial(create_app, path, review_payments=args.review_payments)
+            run_workers(build, http_options(args))
         elif args.http:
             served.run("http", http_options(args))
         else:

@@ -25,7 +25,7 @@ from examples.billing.db import BillingDB, Ledger
 from examples.billing.presenters import Status, customer_view, invoice_view
 from examples.billing.surface import define_surface
 from examples.billing.tenants import LOCAL_OPERATOR
-from mcpfusion import Confirm, Context, Fusion, ToolError, ToolResponse, toon_success
+from mcpfusion import Confirm, Context, Fusion, ToolError, ToolResponse, Workflow, toon_success
 from mcpfusion.middleware import audit_log
 
 
@@ -45,12 +45,26 @@ class RevenueReport(BaseModel):
     months: list[MonthRevenue]
 
 
+PAYMENT_REVIEW = Workflow(
+    ["browsing", "reviewed"],
+    initial="browsing",
+    transitions=[
+        ("billing.review", "*", "reviewed"),
+        ("billing.mark_paid", "reviewed", "browsing"),
+    ],
+    allowed={"billing.mark_paid": ["reviewed"]},
+    name="payment",
+)
+"""A payment is recorded only by a caller who just reviewed an invoice (``review_payments``)."""
+
+
 def create_app(
     db_path: str | os.PathLike[str],
     *,
     data_format: Literal["json", "compact", "toon"] | None = None,
     ui_audience: Literal["user"] | None = None,
     definitions: Literal["full", "lean"] = "lean",
+    review_payments: bool = False,
 ) -> Fusion:
     """Builds the billing server over the database at ``db_path``, opened when it starts.
 
@@ -59,6 +73,11 @@ def create_app(
     unless told (no token spent on what the model learns elsewhere); ``data_format`` and
     ``ui_audience`` are the app's choices for its Presenters (indented JSON, UI blocks for
     everyone, unless given).
+
+    With ``review_payments`` a payment follows a small workflow (``PAYMENT_REVIEW``):
+    ``billing.review`` an invoice first, then ``mark_paid`` that very invoice; until the
+    caller reviewed, ``mark_paid`` is refused (``OUT_OF_STATE``) naming ``review``, and
+    one caller's payments run one at a time.
 
     Raises (when serving starts):
         BillingDatabaseError: if the database cannot be opened or seeded.
@@ -80,6 +99,8 @@ def create_app(
         definitions=definitions,
         data_format=data_format,
         ui_audience=ui_audience,
+        workflow=PAYMENT_REVIEW if review_payments else None,
+        serialize_destructive=review_payments,
     )
     app.middleware(audit_log())
     billing = app.tool(
@@ -165,9 +186,18 @@ def create_app(
         # Paying changes the invoice lists and the revenue report (SPEC §15).
         invalidates=["billing.*", "reports.*"],
     )
-    def mark_paid(state: BillingState, ctx: Context, invoice_id: InvoiceId) -> dict[str, Any]:
+    async def mark_paid(state: BillingState, ctx: Context, invoice_id: InvoiceId) -> dict[str, Any]:
+        if review_payments and await ctx.caller_state.get("reviewed") != invoice_id:
+            raise ToolError(
+                "NOT_REVIEWED",
+                f"Invoice {invoice_id} is not the invoice you reviewed.",
+                recovery=f"Call billing.review for {invoice_id} first.",
+                available_actions=["billing.review"],
+            )
         books = ledger(state, ctx)
-        outcome = books.mark_paid(invoice_id, proceed=lambda: not ctx.cancelled)
+        outcome = await anyio.to_thread.run_sync(
+            lambda: books.mark_paid(invoice_id, proceed=lambda: not ctx.cancelled)
+        )
         if outcome == "unknown":
             raise not_found("Invoice", invoice_id, "billing.list_invoices")
         if outcome == "paid":
@@ -177,7 +207,25 @@ def create_app(
                 recovery="Nothing to do; call billing.get_invoice to see it.",
                 available_actions=["billing.get_invoice"],
             )
+        if review_payments:
+            await ctx.caller_state.delete("reviewed")
         return invoice_or_error(books, invoice_id)
+
+    if review_payments:
+
+        @billing.action(
+            "review",
+            description="Review an invoice before recording its payment.",
+            returns=invoice_view,
+            read_only=True,
+        )
+        async def review(
+            state: BillingState, ctx: Context, invoice_id: InvoiceId
+        ) -> dict[str, Any]:
+            invoice = invoice_or_error(ledger(state, ctx), invoice_id)
+            # The caller's state, not a session's: the next call may reach another worker.
+            await ctx.caller_state.set("reviewed", invoice_id, ttl=3600)
+            return invoice
 
     customers = app.tool(
         "customers", description="Customers: list and read.", requires={"billing:read"}

@@ -1,6 +1,7 @@
 """mcpfusion: MCP servers whose tool results are presented, not dumped."""
 
 from mcpfusion._app.app import Fusion
+from mcpfusion._app.workflow import Workflow
 from mcpfusion._errors import (
     DefinitionError,
     ErrorEnvelope,
@@ -30,6 +31,7 @@ from mcpfusion._serve.options import HttpOptions
 from mcpfusion._surface.prompt import Message, Prompt, assistant, messages_from_view, user
 from mcpfusion._surface.resource import Resource
 from mcpfusion._surface.surface import PromptResult, ReadResult, SurfaceError
+from mcpfusion._tools.caller_state import CallerState
 from mcpfusion._tools.client import Confirm, Elicitation, Root, Sampled
 from mcpfusion._tools.context import Context, Request
 from mcpfusion._tools.icon import Icon
@@ -39,6 +41,7 @@ from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
 __all__ = [
     "Audio",
     "BlockAnnotations",
+    "CallerState",
     "Confirm",
     "Context",
     "DefinitionError",
@@ -72,6 +75,7 @@ __all__ = [
     "ToolError",
     "ToolResponse",
     "UIBlock",
+    "Workflow",
     "as_response",
     "assistant",
     "error",

@@ -21,6 +21,7 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar, Final, Literal, get_args
 
 FrameworkCode = Literal[
+    "BUSY",
     "ERROR",
     "FORBIDDEN",
     "INTERNAL_ERROR",
@@ -28,6 +29,7 @@ FrameworkCode = Literal[
     "MISSING_DISCRIMINATOR",
     "MISSING_REQUIRED_FIELD",
     "NOT_CONFIRMED",
+    "OUT_OF_STATE",
     "PRESENTER_ERROR",
     "RATE_LIMITED",
     "TIMEOUT",

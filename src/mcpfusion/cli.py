@@ -297,8 +297,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--redis-url",
         metavar="URL",
-        help="share events, rate limits and (stateful) resumable streams through Redis "
-        "(the redis extra)",
+        help="share events, rate limits, caller state and (stateful) resumable streams "
+        "through Redis (the redis extra)",
     )
     run.add_argument(
         "--request-state-key",

@@ -217,3 +217,32 @@ async def test_listen_refuses_a_resource_the_caller_may_not_read() -> None:
     assert unknown["error"]["message"] == "Resource not found: vault://nothing"
     assert acknowledged["method"] == "notifications/subscriptions/acknowledged"
     assert acknowledged["params"]["notifications"] == {"resourceSubscriptions": ["vault://keys"]}
+
+
+# -- issue 30: a confirmation is sealed with what it confirms -----------------------------------
+
+
+async def test_a_confirmation_for_one_order_cannot_delete_another() -> None:
+    """A-1's confirmation key and sealed state with A-2's arguments are refused; an
+    unsolicited answer under A-2's own confirmation key is asked again: only the answer to
+    the question this server asked, for these arguments, confirms."""
+    async with servers.http_process("--stateless", target=TARGET) as (url, _):
+        with anyio.fail_after(60):
+            asked, state = await first_round(url)
+            assert asked.startswith("confirm:")
+            other = {"action": "delete", "order_id": "A-2"}
+            params = {
+                "name": "orders",
+                "arguments": other,
+                "inputResponses": {asked: CONFIRMED},
+                "requestState": state,
+            }
+            replayed = await rpc(url, "tools/call", params, None)
+            assert replayed["error"]["data"]["reason"] == "invalid_request_state", replayed
+            first = await rpc(url, "tools/call", {"name": "orders", "arguments": other}, None)
+            (own,) = first["result"]["inputRequests"]
+            assert own != asked
+            unsolicited = {"name": "orders", "arguments": other, "inputResponses": {own: CONFIRMED}}
+            answer = await rpc(url, "tools/call", unsolicited, None)
+            assert answer["result"]["resultType"] == "input_required", answer
+            assert deleted_by(await second_round(url, asked, state)) != ""

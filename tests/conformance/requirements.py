@@ -841,6 +841,22 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "An accepted answer that does not fit the schema is INVALID_ANSWER, naming the fields only.",
         tests=("tests/conformance/test_s09_client.py::test_invalid_answer_envelope",),
     ),
+    Clause(
+        "S09.19",
+        "A call the workflow does not allow in the caller's state is OUT_OF_STATE, naming the state, the states needed and the actions leading there.",
+        tests=(
+            "tests/conformance/test_s09_access.py::test_out_of_state_envelope",
+            "tests/unit/_app/test_workflow.py::test_workflow_refuses_an_action_outside_its_state_naming_the_way_there",
+        ),
+    ),
+    Clause(
+        "S09.20",
+        "A call past its action's concurrency=, or a caller's second destructive call at once when serialized, is BUSY with <retry_after>.",
+        tests=(
+            "tests/conformance/test_s09_access.py::test_busy_envelope",
+            "tests/unit/_app/test_concurrency.py::test_concurrency_serializes_destructive_calls_per_caller",
+        ),
+    ),
     # -- 10. TOON ----------------------------------------------------------------------
     Clause(
         "S10.1",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from mcpfusion import Fusion, Identity
+from mcpfusion import Fusion, Identity, Workflow
 from mcpfusion.middleware import MemoryRateLimitStore, rate_limit
 from mcpfusion.testing import FusionTester
 
@@ -71,4 +71,65 @@ async def test_timeout_envelope() -> None:
         "stopped.</message>\n"
         "<recovery>Retry once with a narrower request; if it times out again, tell the user "
         "this action is unavailable.</recovery>\n</tool_error>",
+    )
+
+
+async def test_out_of_state_envelope() -> None:
+    """SPEC §9: OUT_OF_STATE names the state, the states needed and the way there."""
+    flow = Workflow(
+        ["draft", "reviewed"],
+        initial="draft",
+        transitions=[("doc.review", "draft", "reviewed")],
+        allowed={"doc.publish": ["reviewed"]},
+    )
+    gated = Fusion("docs", workflow=flow)
+    doc = gated.tool("doc", description="Documents.")
+
+    @doc.action
+    async def review() -> str:
+        """Review the document."""
+        return "reviewed"
+
+    @doc.action
+    async def publish() -> str:
+        """Publish the document."""
+        return "published"
+
+    result = await FusionTester(gated).call("doc", "publish")
+    assert result.blocks == (
+        '<tool_error code="OUT_OF_STATE" severity="error">\n'
+        "<message>Action 'publish' of tool 'doc' is not available in state 'draft'; "
+        "it needs 'reviewed'.</message>\n"
+        "<recovery>Call 'doc.review' first, then retry this call.</recovery>\n"
+        "<available_actions>\n  <action>doc.review</action>\n</available_actions>\n"
+        "</tool_error>",
+    )
+
+
+async def test_busy_envelope() -> None:
+    """SPEC §9: a call past its action's concurrency= is BUSY with retry_after."""
+    busy_app = Fusion("busy")
+    jobs = busy_app.tool("jobs", description="Jobs.")
+    started, release = anyio.Event(), anyio.Event()
+
+    @jobs.action(concurrency=1)
+    async def export() -> str:
+        """One export at a time."""
+        started.set()
+        await release.wait()
+        return "exported"
+
+    tester = FusionTester(busy_app)
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            group.start_soon(tester.call, "jobs", "export")
+            await started.wait()
+            result = await tester.call("jobs", "export")
+            release.set()
+    assert result.blocks == (
+        '<tool_error code="BUSY" severity="error">\n'
+        "<message>Action 'export' of tool 'jobs' was not run: too many calls of it are "
+        "running.</message>\n"
+        "<recovery>Wait for the time below, then retry the call once.</recovery>\n"
+        "<retry_after>1 seconds</retry_after>\n</tool_error>",
     )

@@ -26,6 +26,7 @@ PUBLIC = {
     mcpfusion: [
         "Audio",
         "BlockAnnotations",
+        "CallerState",
         "Confirm",
         "Context",
         "DefinitionError",
@@ -59,6 +60,7 @@ PUBLIC = {
         "ToolError",
         "ToolResponse",
         "UIBlock",
+        "Workflow",
         "as_response",
         "assistant",
         "error",
@@ -160,6 +162,7 @@ PUBLIC = {
     ],
     mcpfusion.openapi: ["ApiKey", "Bearer", "from_openapi", "load_document"],
     mcpfusion.redis: [
+        "RedisCallerStore",
         "RedisEventStore",
         "RedisRateLimitStore",
         "RedisSubscriptionBus",

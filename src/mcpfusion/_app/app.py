@@ -8,20 +8,24 @@ from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
+from mcpfusion._app.concurrency import Running
 from mcpfusion._app.lifespan import Lifespan, LifespanFactory, state_type
 from mcpfusion._app.listing import Announcer, Listings
 from mcpfusion._app.middleware import Middleware, check_middleware
-from mcpfusion._app.pipeline import Pipeline
+from mcpfusion._app.pipeline import Pipeline, tenant_of
 from mcpfusion._app.surfaces import Surfaces
+from mcpfusion._app.workflow import Workflow
 from mcpfusion._errors import DefinitionError
 from mcpfusion._identity import Identity
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._present.style import Audience, Style
 from mcpfusion._surface.surface import Outcome, Surface
 from mcpfusion._tools.action import Action
+from mcpfusion._tools.caller_state import APP_CALLER_STORE, MemoryCallerStore
 from mcpfusion._tools.catalog import DEFINITIONS, Catalog, Definitions
 from mcpfusion._tools.client import ClientChannel
 from mcpfusion._tools.context import (
+    NO_META,
     Context,
     ContextFactory,
     Progress,
@@ -74,6 +78,10 @@ class Fusion(Listings, Surfaces):
         description: what the server does, for people (``serverInfo.description``).
         website_url: the server's home page (``serverInfo.websiteUrl``).
         icons: images clients show beside the server (``serverInfo.icons``, ``Icon``).
+        workflow: a ``Workflow`` gating actions by each caller's state: listed and
+            callable only where it allows them (``OUT_OF_STATE`` otherwise).
+        serialize_destructive: run one destructive call at a time per caller (in this
+            process); another meanwhile gets ``BUSY`` with ``retry_after``.
 
     Define, then serve: ``list_tools()`` and ``call_tool()`` read a catalog of what the app
     serves, built once from its tools (again only if a definition changes it); serving the
@@ -99,6 +107,8 @@ class Fusion(Listings, Surfaces):
         description: str | None = None,
         website_url: str | None = None,
         icons: Sequence[Icon] = (),
+        workflow: Workflow | None = None,
+        serialize_destructive: bool = False,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("a Fusion app needs a non-empty name")
@@ -112,6 +122,14 @@ class Fusion(Listings, Surfaces):
             raise DefinitionError(f"app '{name}': lifespan must be callable (app) -> context")
         if local_identity is not None and not isinstance(local_identity, Identity):
             raise DefinitionError(f"app '{name}': local_identity must be an Identity or None")
+        if not isinstance(serialize_destructive, bool):
+            raise DefinitionError(f"app '{name}': serialize_destructive must be True or False")
+        if workflow is not None and not isinstance(workflow, Workflow):
+            raise DefinitionError(f"app '{name}': workflow must be a Workflow or None")
+        if not isinstance(serialize_destructive, bool):
+            raise DefinitionError(f"app '{name}': serialize_destructive must be True or False")
+        if workflow is not None and not isinstance(workflow, Workflow):
+            raise DefinitionError(f"app '{name}': workflow must be a Workflow or None")
         if definitions not in DEFINITIONS:
             raise DefinitionError(f"app '{name}': definitions must be one of {DEFINITIONS}")
         try:
@@ -148,6 +166,12 @@ class Fusion(Listings, Surfaces):
         self._announcers: list[Announcer] = []
         self.toggled = False
         """Whether a tool was enabled or disabled at run time (``Tool.enable``)."""
+        self.workflow = workflow
+        """The workflow gating the app's actions per caller, if any (``Workflow``)."""
+        self._running = Running(serialize_destructive)
+        self._caller_store = MemoryCallerStore()  # ctx.caller_state, unless serving names one
+        if workflow is not None:
+            self.toggled = True  # the lists differ per caller: the SDK path lists them
 
     def __repr__(self) -> str:
         return f"Fusion({self.name!r}, tools={list(self._tools)})"
@@ -286,10 +310,34 @@ class Fusion(Listings, Surfaces):
             DefinitionError: if an ``invalidates`` pattern matches no state the app serves.
         """
         self._check_invalidations()
+        if self.workflow is not None:  # the workflow names real actions
+            self.workflow.check({n: list(t.actions) for n, t in self._tools.items()})
         catalog = Catalog.build(self._tools.values(), lean=self.definitions == "lean")
         pipeline = Pipeline(catalog, self._middleware, self._lifespan, self._factory, self)
         self._pipeline = pipeline
         return pipeline
+
+    async def list_tools_for(
+        self, identity: Identity | None, meta: Mapping[str, Any] = NO_META
+    ) -> list[dict[str, Any]]:
+        """The ``tools/list`` of one caller: its scopes', its tenant's, and, with a
+        ``workflow``, only the tools with an action its current state allows."""
+        tools = self.list_tools(self.scope_key(identity), tenant=tenant_of(identity))
+        if self.workflow is None:
+            return tools
+        self._bind_caller_store()
+        catalog = self._catalog or self._frozen()
+        actions = {
+            name: [(a.tool, a.name) for a in route.actions.values()]
+            for name, route in catalog.routes.items()
+        }
+        state = await self.workflow.state_of(identity, meta)
+        return self.workflow.shown(tools, actions, state)
+
+    def _bind_caller_store(self) -> None:
+        """Makes this app's memory store the current call's, for ``ctx.caller_state``."""
+        if APP_CALLER_STORE.get() is not self._caller_store:
+            APP_CALLER_STORE.set(self._caller_store)
 
     async def call_tool(
         self,

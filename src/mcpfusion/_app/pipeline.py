@@ -11,8 +11,11 @@ from typing import Any, Protocol
 import anyio
 from pydantic import ValidationError
 
+from mcpfusion._app.concurrency import Running
 from mcpfusion._app.lifespan import Lifespan
+from mcpfusion._app.listing import Listed
 from mcpfusion._app.middleware import Call, Middleware, compose
+from mcpfusion._app.workflow import Workflow
 from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._present.failures import (
     forbidden,
@@ -48,9 +51,20 @@ _ABSENT: Any = object()  # no ``action`` argument at all (``null`` is a wrong on
 
 
 class Toggles(Protocol):
-    """What the pipeline reads of its app at run time: whether a tool was toggled."""
+    """What the pipeline reads of its app at run time: whether a tool was toggled, its
+    workflow and concurrency limits, and where caller state lives."""
 
     toggled: bool
+    workflow: Workflow | None
+    _running: Running
+
+    def _bind_caller_store(self) -> None:
+        """Makes the app's caller store the current call's (``ctx.caller_state``)."""
+        ...
+
+    async def _catalog_changed(self, tenant: str | None, listed: Listed = "tools") -> None:
+        """Tells whoever serves the app that what ``tenant`` (or everyone) sees changed."""
+        ...
 
 
 class Pipeline:
@@ -132,9 +146,38 @@ class Pipeline:
                 elsewhere = catalog.visible_elsewhere(route, scopes)
                 return unknown_action(route.name, chosen, visible, elsewhere)
         factory = context or self._factory
-        response = await self.admit(
-            route, action, args, factory, identity, meta or NO_META, progress, client
-        )
+        meta = meta or NO_META
+        # Caller state and the workflow gate: one step before the handler, one transition
+        # after a success.
+        app = self._app
+        app._bind_caller_store()
+        flow = app.workflow
+        if flow is not None:
+            refused = await flow.refuse(action.tool, action.name, identity, meta)
+            if refused is not None:
+                return refused
+        running = app._running
+        if action.concurrency is None and not (
+            action.destructive and running.serialize_destructive
+        ):
+            response = await self.admit(
+                route, action, args, factory, identity, meta, progress, client
+            )
+        else:  # concurrency= and destructive calls one at a time per caller
+            refused, caller = running.enter(action, identity, meta)
+            if refused is not None:
+                return refused
+            try:
+                response = await self.admit(
+                    route, action, args, factory, identity, meta, progress, client
+                )
+            finally:
+                running.leave(action, caller)
+        if flow is not None and not response.is_error:
+            trigger = f"{action.tool}.{action.name}"
+            response, moved = await flow.after_success(response, route, trigger, identity, meta)
+            if moved:
+                await app._catalog_changed(tenant_of(identity))
         return catalog.targets.checked(response, route)
 
     def admit(

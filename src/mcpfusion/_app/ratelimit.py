@@ -12,6 +12,7 @@ from mcpfusion._app.middleware import Call, Middleware, Next, contained
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.failures import from_exception, rate_limited
 from mcpfusion._present.response import ToolResponse
+from mcpfusion._tools.caller_state import identity_key
 
 MEMORY_BUCKETS: Final = 100_000
 """The in-memory store forgets the least recently used buckets beyond this many."""
@@ -82,20 +83,7 @@ def by_identity(call: Call) -> str:
     whose ``sub`` is ``reader`` (claims without ``iss``), a JWT's ``reader`` and the same
     ``sub`` in another tenant each get their own bucket. Anonymous callers share one.
     """
-    identity = call.identity
-    if identity is None:
-        return "anonymous"
-    claims = identity.claims
-    issuer = claims.get("iss")
-    if not isinstance(issuer, str):
-        issuer = ""
-    tenant = identity.tenant
-    # Lengths prefix the issuer and the tenant, so no subject or tenant can spell another
-    # caller's key (an f-string: repr of a tuple costs twice as much a call).
-    return (
-        f"{'token' if claims else 'app'}:{len(issuer)}:{issuer}"
-        f":{-1 if tenant is None else len(tenant)}:{tenant or ''}:{identity.subject}"
-    )
+    return identity_key(call.identity)
 
 
 def rate_limit(

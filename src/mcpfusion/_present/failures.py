@@ -82,6 +82,39 @@ def rate_limited(retry_after: int) -> ToolError:
     )
 
 
+def out_of_state(
+    tool: str, action: str, state: str, allowed: Sequence[str], leading: Sequence[str]
+) -> ToolResponse:
+    """``OUT_OF_STATE``: the caller's workflow state does not allow the action yet.
+
+    Names the states it needs and the actions, callable now, that lead there (the
+    workflow's ``leading_to``), so the agent can heal the call itself.
+    """
+    needs = ", ".join(f"'{s}'" for s in allowed)
+    if leading:
+        steps = ", ".join(f"'{step}'" for step in leading)
+        recovery = f"Call {steps} first, then retry this call."
+    else:
+        recovery = "Do not retry: no action available now leads there. Tell the user."
+    return framework_error(
+        "OUT_OF_STATE",
+        f"Action '{action}' of tool '{tool}' is not available in state '{state}'; "
+        f"it needs {needs}.",
+        recovery=recovery,
+        available_actions=leading,
+    )
+
+
+def busy(tool: str, action: str, why: str) -> ToolResponse:
+    """``BUSY``: the call was not run because of what runs now; retrying soon may pass."""
+    return framework_error(
+        "BUSY",
+        f"Action '{action}' of tool '{tool}' was not run: {why}.",
+        recovery="Wait for the time below, then retry the call once.",
+        retry_after=1,
+    )
+
+
 def timed_out(tool: str, action: str, seconds: float) -> ToolResponse:
     """``TIMEOUT``: the handler ran past its action's ``timeout=`` and was cancelled."""
     return framework_error(

@@ -9,6 +9,7 @@ from typing import Any, Final
 
 from mcpfusion._app.ratelimit import RateLimitStore
 from mcpfusion._auth.config import Auth
+from mcpfusion._tools.caller_state import CallerStore
 
 DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 """The MCP SDK's own default request body limit (4 MiB)."""
@@ -94,6 +95,9 @@ class HttpOptions:
         rate_limit_store: where ``rate_limit`` middleware created without ``store=`` keeps
             its buckets while this server runs (``mcpfusion.redis.RedisRateLimitStore`` to
             share limits between replicas). ``None``: each process counts on its own.
+        caller_store: where ``ctx.caller_state`` and workflow states live while this
+            server runs (``mcpfusion.redis.RedisCallerStore`` to share them between
+            workers and replicas). ``None``: the app's memory, per process.
         request_state_keys: secrets (at least 32 bytes each, e.g. ``secrets.token_hex(32)``)
             sealing the ``requestState`` of 2026-07-28 ``input_required`` rounds, so that
             any replica holding them accepts the next round: the first seals, every one
@@ -135,6 +139,7 @@ class HttpOptions:
     subscription_bus: Any = None
     event_store: Any = None
     rate_limit_store: RateLimitStore | None = None
+    caller_store: CallerStore | None = None
     resumable: bool = False
     sse_retry: float = 1.0
     request_state_keys: Sequence[str] = field(default=(), repr=False)
@@ -203,6 +208,8 @@ class HttpOptions:
             raise ValueError(f"sse_retry must be in (0, 3600] seconds; got {self.sse_retry}")
         if self.rate_limit_store is not None:
             _require(self.rate_limit_store, RateLimitStore, "rate_limit_store")
+        if self.caller_store is not None:
+            _require(self.caller_store, CallerStore, "caller_store")
         _positive_int(self, "max_batch_size")
         _positive_int(self, "max_sessions_per_credential")
         keys = self.request_state_keys

@@ -166,6 +166,11 @@ def build_server(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         identity = caller(app, ctx)
+        per_caller = getattr(app, "list_tools_for", None)
+        if getattr(app, "workflow", None) is not None and per_caller is not None:
+            # Issue 30: a workflow lists per caller's state, so nothing is shared.
+            found = await per_caller(identity, ctx.meta or {})
+            return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in found])
         key = (app.scope_key(identity), identity.tenant if identity is not None else None)
         listed = views.get(key)
         if listed is None:

@@ -44,6 +44,7 @@ from pydantic import ValidationError
 from mcpfusion._identity import Identity
 from mcpfusion._present.statesync import matching, state_name
 from mcpfusion._tools.client import (
+    CONFIRM_PREFIX,
     LOG_LEVELS,
     Answer,
     ClientLacks,
@@ -492,7 +493,9 @@ class _Rounds:
 
         An answer is taken when it is for this very question, or when no question was
         recorded under its key (a client may answer before being asked: it could answer
-        anything it is asked anyway).
+        anything it is asked anyway). A confirmation is the exception (fails closed): its
+        answer counts only for the very question this server asked, as the sealed
+        ``requestState`` records it, never unsolicited.
 
         Raises:
             InputNeeded: when the client has not answered yet.
@@ -507,7 +510,8 @@ class _Rounds:
             return kind.model_validate(recorded["a"])
         answer = self._answers.get(key)
         asked = self._recorded.get(f"asked:{key}")
-        if answer is not None and (asked is None or asked.get("q") == digest):
+        unasked_ok = asked is None and not key.startswith(CONFIRM_PREFIX)
+        if answer is not None and (unasked_ok or (asked is not None and asked.get("q") == digest)):
             try:
                 result = kind.model_validate(answer.model_dump(by_alias=True, mode="json"))
             except ValidationError:

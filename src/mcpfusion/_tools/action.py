@@ -78,6 +78,7 @@ class Action:
         reserved: Collection[str] = (),
         requires: Collection[str] = (),
         timeout: float | None = None,
+        concurrency: int | None = None,
         loggable: Collection[str] = (),
         state_type: type | None = None,
         style: Style = APP_DEFAULT,
@@ -138,6 +139,14 @@ class Action:
                 f"{owner}: timeout is a positive number of seconds; got {timeout!r}"
             )
         self.timeout: float | None = timeout
+        if concurrency is not None and (
+            isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
+        ):
+            raise DefinitionError(
+                f"{owner}: concurrency is a whole number of calls, at least 1; got {concurrency!r}"
+            )
+        self.concurrency = concurrency
+        """How many calls of it may run at once in this process (``None``: no limit)."""
         self.style = style
         """The app's style: how a Presenter or a plain value is written unless it says."""
         self.is_async = _is_async(handler)

@@ -8,6 +8,8 @@ log is dropped, ``supports`` answers ``False`` and a question is ``UNSUPPORTED_B
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
@@ -422,6 +424,20 @@ def features_option(owner: str, features: object) -> frozenset[Feature]:
     return frozenset(features)
 
 
+CONFIRM_PREFIX: Final = "confirm:"
+"""The key of a confirmation's question, before the digest of what it confirms."""
+
+
+def confirm_key(request: Caller, kwargs: Mapping[str, Any]) -> str:
+    """The key a confirmation is asked and answered under: sealed with a digest of the
+    tool, the action and the arguments, so that an answer given for one call (paying one
+    invoice) is never taken for another (paying another), on MCP 2026-07-28 where the
+    answer comes back with a later round of the call."""
+    what = [request.tool, request.action, to_jsonable(dict(kwargs))]
+    text = json.dumps(what, sort_keys=True, default=repr, ensure_ascii=False)
+    return CONFIRM_PREFIX + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
 async def before_running(
     request: Caller,
     kwargs: Mapping[str, Any],
@@ -449,7 +465,7 @@ async def before_running(
         message = message.format_map(dict(kwargs))
     except (KeyError, IndexError, ValueError, AttributeError):
         logger.warning("%s/%s: the confirm message names no argument", request.tool, request.action)
-    answer = await elicit(request, message, CONFIRM_SCHEMA, key="confirm")
+    answer = await elicit(request, message, CONFIRM_SCHEMA, key=confirm_key(request, kwargs))
     if not answer.accepted:
         raise not_confirmed(request.tool, request.action, f"the user chose {answer.action}")
     if answer.data.get("confirm") is not True:

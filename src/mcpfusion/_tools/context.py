@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from mcpfusion._identity import Identity
 from mcpfusion._tools import client as _client
+from mcpfusion._tools.caller_state import CallerState, caller_state_of
 from mcpfusion._wire.format import fold_lines, neutralize
 
 if TYPE_CHECKING:
@@ -197,6 +198,19 @@ class Context:
                 "'async with FusionTester(app)' (or 'async with app.running()')"
             )
         return state
+
+    @property
+    def caller_state(self) -> CallerState:
+        """The state of this caller, kept between its calls: ``await
+        ctx.caller_state.set("cart", items)``, then ``await ctx.caller_state.get("cart")``.
+
+        Keyed by the caller's identity and tenant (and conversation, when the client names
+        one), not by a session; in memory, or in Redis across workers (``--redis-url``).
+
+        Raises:
+            RuntimeError: outside a tool call of an app.
+        """
+        return caller_state_of(self.request.identity, self.request.meta)
 
     @property
     def values(self) -> Mapping[str, Any]:

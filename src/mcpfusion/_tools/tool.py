@@ -223,6 +223,7 @@ class Tool:
         idempotent: bool = False,
         requires: Collection[str] | None = None,
         timeout: float | None = None,
+        concurrency: int | None = None,
         loggable: Collection[str] = (),
         stale: bool = False,
         fresh_for: float | None = None,
@@ -246,6 +247,7 @@ class Tool:
         idempotent: bool = False,
         requires: Collection[str] | None = None,
         timeout: float | None = None,
+        concurrency: int | None = None,
         loggable: Collection[str] = (),
         stale: bool = False,
         fresh_for: float | None = None,
@@ -270,6 +272,8 @@ class Tool:
                 ``tools/list`` and gets ``FORBIDDEN`` if it calls it anyway.
             timeout: seconds the handler may run; past them it is cancelled and the agent
                 gets ``TIMEOUT``.
+            concurrency: how many calls of it may run at once in this process; one more
+                gets ``BUSY`` with ``retry_after`` (``None``: no limit).
             loggable: parameter names whose values an audit log may record (none by
                 default: arguments can hold personal data).
             stale: what it returns is stale as soon as it is read: agents should call it
@@ -313,6 +317,7 @@ class Tool:
                 reserved=(DISCRIMINATOR,) if self.exposition != "flat" else (),
                 requires=self.requires if requires is None else requires,
                 timeout=timeout,
+                concurrency=concurrency,
                 loggable=loggable,
                 state_type=self._app.state_type,
                 style=self._app.style,

@@ -38,6 +38,7 @@ from mcpfusion._serve.options import (
     http_options,
 )
 from mcpfusion._serve.sdk import ServableApp, build_server, hub_of
+from mcpfusion._tools.caller_state import SERVING_CALLER_STORE, CallerStore
 
 logger = logging.getLogger("mcpfusion")
 
@@ -127,7 +128,7 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         session_idle_timeout=options.session_idle_timeout,
     )
 
-    shared = (options.subscription_bus, event_store, options.rate_limit_store)
+    shared = (options.subscription_bus, event_store, options.rate_limit_store, options.caller_store)
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -157,6 +158,8 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
     )
     if options.rate_limit_store is not None:
         endpoint = _WithRateLimitStore(endpoint, options.rate_limit_store)
+    if options.caller_store is not None:
+        endpoint = _WithCallerStore(endpoint, options.caller_store)
     middleware = []
     if options.cors_origins:
         middleware.append(
@@ -199,6 +202,22 @@ class _WithRateLimitStore:
             await self.endpoint(scope, receive, send)
         finally:
             SERVING_STORE.reset(token)
+
+
+class _WithCallerStore:
+    """Runs each request with the options' caller store as the serving one (issue 30),
+    inherited by its calls' tasks as the rate-limit store is."""
+
+    def __init__(self, endpoint: ASGIApp, store: CallerStore) -> None:
+        self.endpoint = endpoint
+        self.store = store
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        token = SERVING_CALLER_STORE.set(self.store)
+        try:
+            await self.endpoint(scope, receive, send)
+        finally:
+            SERVING_CALLER_STORE.reset(token)
 
 
 CORS_REQUEST_HEADERS: Final = (
