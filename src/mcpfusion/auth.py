@@ -23,6 +23,7 @@ from mcpfusion._auth.config import (
 )
 from mcpfusion._auth.introspection import IntrospectionVerifier
 from mcpfusion._auth.jwt import ALGORITHMS, JWTVerifier
+from mcpfusion._auth.signin.config import SignIn
 
 __all__ = [
     "ALGORITHMS",
@@ -31,6 +32,7 @@ __all__ = [
     "Auth",
     "IntrospectionVerifier",
     "JWTVerifier",
+    "SignIn",
     "Verifier",
     "VerifierUnavailable",
     "any_of",

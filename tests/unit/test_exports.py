@@ -130,6 +130,7 @@ PUBLIC = {
         "Auth",
         "IntrospectionVerifier",
         "JWTVerifier",
+        "SignIn",
         "Verifier",
         "VerifierUnavailable",
         "any_of",

@@ -9,6 +9,7 @@ from typing import Any, Final
 
 from mcpfusion._app.ratelimit import RateLimitStore
 from mcpfusion._auth.config import Auth
+from mcpfusion._auth.signin.config import SignIn
 
 DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 """The MCP SDK's own default request body limit (4 MiB)."""
@@ -71,6 +72,10 @@ class HttpOptions:
         log_level: uvicorn's log level when ``Fusion.run`` serves.
         auth: HTTP authorization (``mcpfusion.auth.Auth``): every request needs a valid
             bearer token, and calls carry the identity it proves. ``None``: anonymous.
+        signin: sign-in with an OpenID provider (``mcpfusion.auth.SignIn``): the server
+            also becomes the OAuth authorization server MCP clients register with and get
+            tokens from, and ``auth`` accepts those tokens (docs/security.md, "Sign-in").
+            Exclusive with ``auth``.
         workers: server processes sharing the socket (``mcpfusion.server.run_workers``);
             each runs the app's lifespan once. A stateful server runs one worker: a
             session lives in the process that opened it.
@@ -125,6 +130,7 @@ class HttpOptions:
     session_idle_timeout: float = 600.0
     log_level: str = "info"
     auth: Auth | None = None
+    signin: SignIn | None = None
     workers: int = 1
     shutdown_timeout: float = 30.0
     # The MCP SDK's types, checked by their methods: the options never load the SDK.
@@ -180,6 +186,10 @@ class HttpOptions:
         _require(self.log_level, str, "log_level")
         if self.auth is not None:
             _require(self.auth, Auth, "auth")
+        if self.signin is not None:
+            _require(self.signin, SignIn, "signin")
+            if self.auth is not None:
+                raise ValueError("pass auth or signin, not both: signin sets the auth itself")
         _require(self.workers, int, "workers")
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1; got {self.workers}")

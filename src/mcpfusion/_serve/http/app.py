@@ -21,7 +21,7 @@ from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -170,7 +170,14 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
             )
         )
     # A Route, not a Mount: a Mount answers "/mcp" with a redirect to "/mcp/".
-    if options.auth is not None:
+    routes: list[BaseRoute]
+    if options.signin is not None:
+        # Imported here: Authlib (the signin extra) loads only for a server that signs in.
+        from mcpfusion._auth.signin.server import Facade
+
+        facade = Facade(options.signin)
+        routes = [*facade.routes(), *protected(facade.auth(), options.path, endpoint)]
+    elif options.auth is not None:
         routes = protected(options.auth, options.path, endpoint)
     else:
         routes = [Route(options.path, endpoint=endpoint)]

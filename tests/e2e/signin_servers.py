@@ -1,0 +1,233 @@
+"""The sign-in tests' parts: oidc-provider from npm, the facade served, a user's browser."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import secrets
+import shutil
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urljoin, urlsplit
+
+import anyio
+import httpx2
+
+from mcpfusion.auth import SignIn
+from mcpfusion.server import HttpOptions, asgi_app
+from tests.e2e.auth_servers import secured_app, serving
+from tests.e2e.servers import HERE, REPO, require_npm, stop
+
+PACKAGE = "oidc-provider"
+VERSION = "9.13.3"
+"""Pinned: the newest release when these tests were written (certified OpenID provider)."""
+SCRATCH = REPO / ".e2e-oidc"
+CLIENT_ID = "mcpfusion-facade"
+CLIENT_SECRET = "a-provider-client-secret-for-tests-only"
+CLIENT_REDIRECT = "http://127.0.0.1:9/callback"
+"""The MCP client's registered redirect URI: the test reads the code from it, never follows."""
+SCOPES = ("billing:read", "billing:write")
+
+
+def provider_script() -> Path:
+    """The provider's script, beside oidc-provider installed from npm into ``.e2e-oidc/``."""
+    npm = require_npm("the sign-in tests' OpenID provider")
+    installed = SCRATCH / "node_modules" / PACKAGE / "package.json"
+    if not installed.is_file() or json.loads(installed.read_text())["version"] != VERSION:
+        SCRATCH.mkdir(exist_ok=True)
+        (SCRATCH / "package.json").write_text('{"private": true}\n')
+        subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", f"{PACKAGE}@{VERSION}"],
+            cwd=SCRATCH,
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+    script = SCRATCH / "oidc_provider.mjs"
+    shutil.copyfile(HERE / "oidc_provider.mjs", script)
+    return script
+
+
+@dataclass
+class Stack:
+    """A running provider and facade: their URLs, and the settings the facade runs with."""
+
+    issuer: str
+    port: int
+    settings: SignIn
+
+    @property
+    def base(self) -> str:
+        """The facade's origin (its issuer)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def mcp(self) -> str:
+        """The MCP endpoint."""
+        return f"{self.base}/mcp"
+
+
+async def _line(process: subprocess.Popen[str]) -> dict[str, Any]:
+    assert process.stdout is not None
+    with anyio.fail_after(30):
+        text = await anyio.to_thread.run_sync(process.stdout.readline, abandon_on_cancel=True)
+    if not text:
+        raise RuntimeError(f"the OpenID provider exited with {process.poll()}")
+    found: dict[str, Any] = json.loads(text)
+    return found
+
+
+@asynccontextmanager
+async def signin_stack(*, stateless: bool = False, **changes: Any) -> AsyncIterator[Stack]:
+    """oidc-provider and the secured app behind a ``SignIn`` facade, both on 127.0.0.1."""
+    script = provider_script()
+    process = subprocess.Popen(
+        ["node", str(script), CLIENT_ID, CLIENT_SECRET],
+        cwd=SCRATCH,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        issuer = (await _line(process))["issuer"]
+        made: list[SignIn] = []
+
+        def make(port: int) -> Any:
+            settings = SignIn(
+                issuer=issuer,
+                client_id=CLIENT_ID,
+                client_secret=CLIENT_SECRET,
+                resource=f"http://127.0.0.1:{port}/mcp",
+                scopes_supported=SCOPES,
+                tenant=lambda claims: claims.get("tenant"),
+                provider_scopes=("openid", "email", "tenant"),
+                **changes,
+            )
+            made.append(settings)
+            options = HttpOptions(signin=settings, stateless=stateless, json_response=stateless)
+            return asgi_app(secured_app(), options)
+
+        async with serving(make) as port:
+            assert process.stdin is not None
+            process.stdin.write(f"http://127.0.0.1:{port}/oauth/callback\n")
+            process.stdin.flush()
+            assert (await _line(process)) == {"ready": True}
+            yield Stack(issuer, port, made[0])
+    finally:
+        stop(process)
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                pipe.close()
+
+
+def pkce() -> tuple[str, str]:
+    """A PKCE verifier and its S256 challenge, computed here independently of the server."""
+    verifier = secrets.token_urlsafe(48)
+    digest = hashlib.sha256(verifier.encode()).digest()
+    return verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+@dataclass
+class Browser:
+    """What an MCP client and its user's browser do: HTTP with a cookie jar, no auto-redirect."""
+
+    http: httpx2.AsyncClient
+    stack: Stack
+    log: list[str] = field(default_factory=list)
+
+    async def request(self, method: str, url: str, **kwargs: Any) -> httpx2.Response:
+        """One HTTP exchange, noted (redacted) in ``log``."""
+        response = await self.http.request(method, url, **kwargs)
+        self.log.append(f"{method} {_redacted(url)} -> {response.status_code}")
+        return response
+
+    async def register(self, **metadata: Any) -> dict[str, Any]:
+        """Dynamic client registration; the registered client."""
+        body = {
+            "client_name": "Test MCP client",
+            "redirect_uris": [CLIENT_REDIRECT],
+            "token_endpoint_auth_method": "none",
+            **metadata,
+        }
+        response = await self.request("POST", f"{self.stack.base}/oauth/register", json=body)
+        assert response.status_code == 201, response.text
+        found: dict[str, Any] = response.json()
+        return found
+
+    def authorize_url(self, client_id: str, challenge: str, **params: str) -> str:
+        """The authorization request URL a client sends the user to."""
+        query = {
+            "response_type": "code",
+            "client_id": client_id,
+            "redirect_uri": CLIENT_REDIRECT,
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+            "state": "client-state",
+            "scope": "billing:read",
+            "resource": self.stack.mcp,
+            **params,
+        }
+        return str(httpx2.URL(f"{self.stack.base}/oauth/authorize", params=query))
+
+    async def consent_ticket(self, url: str) -> str:
+        """Opens the consent page; its one-time ticket."""
+        page = await self.request("GET", url)
+        assert page.status_code == 200, page.text
+        found = re.search(r'name="ticket" value="([^"]+)"', page.text)
+        assert found is not None
+        return found.group(1)
+
+    async def sign_in(self, url: str, user: str = "alice") -> dict[str, str]:
+        """Consents, logs in at the provider, consents there; the client's redirect query."""
+        ticket = await self.consent_ticket(url)
+        response = await self.request(
+            "POST", f"{self.stack.base}/oauth/consent", data={"ticket": ticket, "decision": "allow"}
+        )
+        return await self.follow(response, user)
+
+    async def follow(self, response: httpx2.Response, user: str = "alice") -> dict[str, str]:
+        """Follows redirects through the provider's pages to the client's redirect URI."""
+        for _ in range(20):
+            if response.is_redirect:
+                target = urljoin(str(response.url), response.headers["location"])
+                if target.startswith(CLIENT_REDIRECT):
+                    return {k: v[0] for k, v in parse_qs(urlsplit(target).query).items()}
+                response = await self.request("GET", target)
+                continue
+            form = re.search(r'<form[^>]*action="([^"]+)"', response.text)
+            assert response.status_code == 200 and form is not None, response.text
+            action = urljoin(str(response.url), form.group(1))
+            if 'name="login"' in response.text:
+                fields = {"prompt": "login", "login": user, "password": "any"}
+            else:
+                fields = {"prompt": "consent"}
+            response = await self.request("POST", action, data=fields)
+        raise AssertionError("the sign-in did not come back to the client")
+
+    async def token(self, **form: str) -> httpx2.Response:
+        """A token request."""
+        return await self.request("POST", f"{self.stack.base}/oauth/token", data=form)
+
+
+def _redacted(url: str) -> str:
+    parts = urlsplit(url)
+    query = parse_qs(parts.query)
+    shown = "&".join(
+        f"{k}=…" if k in {"code", "state", "code_challenge", "nonce"} else f"{k}={v[0]}"
+        for k, v in query.items()
+    )
+    return f"{parts.path}{'?' + shown if shown else ''}"
+
+
+@asynccontextmanager
+async def browser(stack: Stack) -> AsyncIterator[Browser]:
+    """A browser for ``stack``: its own cookie jar."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        yield Browser(http, stack)

@@ -1,0 +1,137 @@
+"""Sign-in through the facade with a real OpenID provider, and the official client calling."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp.client import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.e2e.signin_servers import CLIENT_REDIRECT, Browser, browser, pkce, signin_stack
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+async def call(url: str, token: str, action: str = "list_invoices", **arguments: Any) -> Any:
+    """One ``tools/call`` through the official client, with the bearer token."""
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        return await client.call_tool("billing", {"action": action, **arguments})
+
+
+async def full_flow(user: Browser) -> list[str]:
+    """Discovery → registration → authorize → sign-in → token → call → refresh → revoke → 401."""
+    stack = user.stack
+    refused = await user.request("POST", stack.mcp, headers=MCP_HEADERS, json={})
+    assert refused.status_code == 401
+    challenge_header = refused.headers["www-authenticate"]
+    metadata_url = challenge_header.split('resource_metadata="')[1].split('"')[0]
+    resource = (await user.request("GET", metadata_url)).json()
+    assert resource["authorization_servers"] == [f"{stack.base}/"] or resource[
+        "authorization_servers"
+    ] == [stack.base]
+    server = (
+        await user.request("GET", f"{stack.base}/.well-known/oauth-authorization-server")
+    ).json()
+    assert server["code_challenge_methods_supported"] == ["S256"]
+    client = await user.register()
+    verifier, challenge = pkce()
+    back = await user.sign_in(user.authorize_url(client["client_id"], challenge))
+    assert back["state"] == "client-state" and back["iss"] == stack.base
+    tokens = (
+        await user.token(
+            grant_type="authorization_code",
+            code=back["code"],
+            redirect_uri=CLIENT_REDIRECT,
+            client_id=client["client_id"],
+            code_verifier=verifier,
+            resource=stack.mcp,
+        )
+    ).json()
+    assert tokens["token_type"] == "Bearer" and tokens["scope"] == "billing:read"
+    result = await call(stack.mcp, tokens["access_token"])
+    assert not result.is_error and "INV-1" in result.content[0].text
+    # The token carries billing:read only: the write action is FORBIDDEN, as the scopes say.
+    forbidden = await call(stack.mcp, tokens["access_token"], "mark_paid", invoice_id="INV-1")
+    assert forbidden.is_error and "FORBIDDEN" in forbidden.content[0].text
+    refreshed = (
+        await user.token(
+            grant_type="refresh_token",
+            refresh_token=tokens["refresh_token"],
+            client_id=client["client_id"],
+        )
+    ).json()
+    assert refreshed["refresh_token"] != tokens["refresh_token"]
+    assert not (await call(stack.mcp, refreshed["access_token"])).is_error
+    revoked = await user.request(
+        "POST",
+        f"{stack.base}/oauth/revoke",
+        data={"token": refreshed["refresh_token"], "client_id": client["client_id"]},
+    )
+    assert revoked.status_code == 200
+    after = await user.request(
+        "POST",
+        stack.mcp,
+        headers={**MCP_HEADERS, "Authorization": f"Bearer {refreshed['access_token']}"},
+        json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+    )
+    assert after.status_code == 401
+    return user.log
+
+
+async def test_the_full_sign_in_flow_over_stateful_http() -> None:
+    """A client registers, the user signs in at the provider, the token calls, refreshes,
+    and after revocation gets 401 (stateful HTTP)."""
+    with anyio.fail_after(120):
+        async with signin_stack() as stack, browser(stack) as user:
+            log = await full_flow(user)
+    assert any(line.startswith("POST /oauth/token -> 200") for line in log)
+
+
+async def test_the_full_sign_in_flow_over_stateless_http() -> None:
+    """The same flow against a stateless server answering JSON bodies."""
+    with anyio.fail_after(120):
+        async with signin_stack(stateless=True) as stack, browser(stack) as user:
+            await full_flow(user)
+
+
+async def test_the_signed_in_identity_carries_the_providers_claims_and_tenant() -> None:
+    """The facade's token names the provider's subject, its email and the mapped tenant."""
+    with anyio.fail_after(120):
+        async with signin_stack() as stack, browser(stack) as user:
+            client = await user.register()
+            verifier, challenge = pkce()
+            back = await user.sign_in(user.authorize_url(client["client_id"], challenge), "bob")
+            answer = await user.token(
+                grant_type="authorization_code",
+                code=back["code"],
+                redirect_uri=CLIENT_REDIRECT,
+                client_id=client["client_id"],
+                code_verifier=verifier,
+            )
+            identity = await stack_verifier(stack, answer.json()["access_token"])
+    assert identity.subject == "bob" and identity.tenant == "acme"
+    assert identity.claims["email"] == "bob@example.com"
+    assert identity.client_id == client["client_id"]
+
+
+async def stack_verifier(stack: Any, token: str) -> Any:
+    """The identity the facade's published key proves for ``token`` (the resource's view)."""
+    from mcpfusion.auth import JWTVerifier
+
+    verifier = JWTVerifier(
+        issuer=stack.base,
+        audience=stack.mcp,
+        jwks_url=f"{stack.base}/oauth/jwks",
+        algorithms=("ES256",),
+        tenant=lambda claims: claims.get("tenant"),
+    )
+    return await verifier.verify(token)
