@@ -135,3 +135,34 @@ async def stack_verifier(stack: Any, token: str) -> Any:
         tenant=lambda claims: claims.get("tenant"),
     )
     return await verifier.verify(token)
+
+
+async def test_a_service_client_gets_a_token_with_client_credentials() -> None:
+    """A confidential client registered for client_credentials gets a token for itself
+    (no user, no refresh token) and calls a tool; a wrong secret gets invalid_client."""
+    with anyio.fail_after(120):
+        async with signin_stack() as stack, browser(stack) as user:
+            service = await user.register(
+                client_name="Nightly export",
+                grant_types=["client_credentials"],
+                token_endpoint_auth_method="client_secret_basic",
+            )
+            credentials = (service["client_id"], service["client_secret"])
+            answer = await user.request(
+                "POST",
+                f"{stack.base}/oauth/token",
+                data={"grant_type": "client_credentials", "scope": "billing:read"},
+                auth=httpx2.BasicAuth(*credentials),
+            )
+            wrong = await user.request(
+                "POST",
+                f"{stack.base}/oauth/token",
+                data={"grant_type": "client_credentials"},
+                auth=httpx2.BasicAuth(service["client_id"], "not-the-secret"),
+            )
+            tokens = answer.json()
+            result = await call(stack.mcp, tokens["access_token"])
+            identity = await stack_verifier(stack, tokens["access_token"])
+    assert "refresh_token" not in tokens and not result.is_error
+    assert identity.subject == service["client_id"] == identity.client_id
+    assert wrong.status_code == 401 and wrong.json()["error"] == "invalid_client"
