@@ -24,6 +24,7 @@ from mcpfusion._auth.config import (
 from mcpfusion._auth.introspection import IntrospectionVerifier
 from mcpfusion._auth.jwt import ALGORITHMS, JWTVerifier
 from mcpfusion._auth.signin.config import SignIn
+from mcpfusion._auth.signin.exchange import TokenExchange
 
 __all__ = [
     "ALGORITHMS",
@@ -33,6 +34,7 @@ __all__ = [
     "IntrospectionVerifier",
     "JWTVerifier",
     "SignIn",
+    "TokenExchange",
     "Verifier",
     "VerifierUnavailable",
     "any_of",

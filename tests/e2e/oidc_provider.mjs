@@ -9,6 +9,34 @@ import readline from "node:readline";
 import Provider from "oidc-provider";
 
 const [clientId, clientSecret] = process.argv.slice(2);
+const EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
+const DOWNSTREAM = "https://ledger.example";
+// Token exchange (RFC 8693) is not built into oidc-provider: this grant exchanges an access
+// token of the facade's client for one of the same user, for DOWNSTREAM only.
+async function exchange(ctx) {
+  const { subject_token: subjectToken, audience } = ctx.oidc.params;
+  const provider = ctx.oidc.provider;
+  const subject = await provider.AccessToken.find(subjectToken);
+  if (!subject || subject.clientId !== ctx.oidc.client.clientId || audience !== DOWNSTREAM) {
+    ctx.status = 400;
+    ctx.body = { error: "invalid_grant", error_description: "no token for that audience" };
+    return;
+  }
+  const token = new provider.AccessToken({
+    accountId: subject.accountId,
+    client: ctx.oidc.client,
+    grantId: subject.grantId,
+    scope: subject.scope,
+    claims: subject.claims,
+    gty: "token_exchange",
+  });
+  ctx.body = {
+    access_token: await token.save(),
+    issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
+    token_type: "Bearer",
+    expires_in: token.expiration,
+  };
+}
 
 const server = http.createServer();
 server.listen(0, "127.0.0.1", () => {
@@ -26,7 +54,7 @@ function start(issuer, redirectUri) {
         client_id: clientId,
         client_secret: clientSecret,
         redirect_uris: [redirectUri],
-        grant_types: ["authorization_code", "refresh_token"],
+        grant_types: ["authorization_code", "refresh_token", EXCHANGE],
         response_types: ["code"],
       },
     ],
@@ -46,6 +74,13 @@ function start(issuer, redirectUri) {
     // The test client speaks plain HTTP on loopback; the cookies need no Secure flag there.
     cookies: { keys: ["a test key, not a secret"] },
   });
+  provider.registerGrantType(EXCHANGE, exchange, [
+    "subject_token",
+    "subject_token_type",
+    "requested_token_type",
+    "audience",
+    "scope",
+  ]);
   provider.proxy = false;
   server.on("request", provider.callback());
   process.stdout.write(JSON.stringify({ ready: true }) + "\n");

@@ -9,7 +9,7 @@ import re
 import secrets
 import shutil
 import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 import anyio
 import httpx2
 
+from mcpfusion import Fusion
 from mcpfusion.auth import SignIn
 from mcpfusion.server import HttpOptions, asgi_app
 from tests.e2e.auth_servers import secured_app, serving
@@ -84,8 +85,14 @@ async def _line(process: subprocess.Popen[str]) -> dict[str, Any]:
 
 
 @asynccontextmanager
-async def signin_stack(*, stateless: bool = False, **changes: Any) -> AsyncIterator[Stack]:
-    """oidc-provider and the secured app behind a ``SignIn`` facade, both on 127.0.0.1."""
+async def signin_stack(
+    *,
+    stateless: bool = False,
+    app: Callable[[SignIn], Fusion] | None = None,
+    **changes: Any,
+) -> AsyncIterator[Stack]:
+    """oidc-provider and an app (the secured app by default) behind a ``SignIn`` facade,
+    both on 127.0.0.1."""
     script = provider_script()
     process = subprocess.Popen(
         ["node", str(script), CLIENT_ID, CLIENT_SECRET],
@@ -112,7 +119,7 @@ async def signin_stack(*, stateless: bool = False, **changes: Any) -> AsyncItera
             )
             made.append(settings)
             options = HttpOptions(signin=settings, stateless=stateless, json_response=stateless)
-            return asgi_app(secured_app(), options)
+            return asgi_app(secured_app() if app is None else app(settings), options)
 
         async with serving(make) as port:
             assert process.stdin is not None

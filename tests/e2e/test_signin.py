@@ -10,6 +10,8 @@ import pytest
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from mcpfusion import Context, Fusion
+from mcpfusion.auth import SignIn, TokenExchange
 from tests.e2e.signin_servers import CLIENT_REDIRECT, Browser, browser, pkce, signin_stack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -166,3 +168,65 @@ async def test_a_service_client_gets_a_token_with_client_credentials() -> None:
     assert "refresh_token" not in tokens and not result.is_error
     assert identity.subject == service["client_id"] == identity.client_id
     assert wrong.status_code == 401 and wrong.json()["error"] == "invalid_client"
+
+
+def ledger_app(settings: SignIn) -> Fusion:
+    """An app whose tool calls a downstream API (the provider's userinfo) as the caller."""
+    app = Fusion("ledger")
+    exchange = TokenExchange(settings)
+    ledger = app.tool("ledger", description="The ledger.")
+
+    @ledger.action(read_only=True)
+    async def whoami(ctx: Context, audience: str = "https://ledger.example") -> str:
+        """Who the downstream API sees."""
+        token = await exchange.token_for(ctx.identity, audience)
+        again = await exchange.token_for(ctx.identity, audience)
+        async with httpx2.AsyncClient(timeout=10) as http:
+            seen = await http.get(
+                f"{settings.issuer}/me", headers={"Authorization": f"Bearer {token}"}
+            )
+        return f"{seen.json()['email']} cached={again == token}"
+
+    return app
+
+
+async def signed_in_token(user: Browser) -> str:
+    """An access token of the facade for a user who signed in."""
+    client = await user.register()
+    verifier, challenge = pkce()
+    url = user.authorize_url(client["client_id"], challenge, scope="")
+    back = await user.sign_in(url)
+    answer = await user.token(
+        grant_type="authorization_code",
+        code=back["code"],
+        redirect_uri=CLIENT_REDIRECT,
+        client_id=client["client_id"],
+        code_verifier=verifier,
+    )
+    token: str = answer.json()["access_token"]
+    return token
+
+
+async def test_a_tool_calls_a_downstream_api_as_the_user_with_an_exchanged_token() -> None:
+    """A handler exchanges the sign-in for a token of the downstream audience (cached), and
+    the downstream API sees the signed-in user; another audience is AUTH_REQUIRED."""
+    with anyio.fail_after(120):
+        async with signin_stack(app=ledger_app) as stack, browser(stack) as user:
+            token = await signed_in_token(user)
+            seen = await call_tool(stack.mcp, token, "ledger", {"action": "whoami"})
+            refused = await call_tool(
+                stack.mcp, token, "ledger", {"action": "whoami", "audience": "https://x.example"}
+            )
+    assert not seen.is_error and seen.content[0].text == "alice@example.com cached=True"
+    assert refused.is_error and "AUTH_REQUIRED" in refused.content[0].text
+    assert token not in refused.content[0].text
+
+
+async def call_tool(url: str, token: str, tool: str, arguments: dict[str, Any]) -> Any:
+    """A ``tools/call`` of any tool through the official client, with the bearer token."""
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        return await client.call_tool(tool, arguments)

@@ -131,6 +131,7 @@ PUBLIC = {
         "IntrospectionVerifier",
         "JWTVerifier",
         "SignIn",
+        "TokenExchange",
         "Verifier",
         "VerifierUnavailable",
         "any_of",

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from mcpfusion._auth.config import Tenant, _require_url
-from mcpfusion._auth.signin.store import SignInStore
+from mcpfusion._auth.signin.store import MemoryStore, SignInStore
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,7 +44,8 @@ class SignIn:
         max_clients: registered clients at most; registrations past it are refused (429).
         signing_key: a PEM P-256 private key signing the tokens, the same in every worker;
             ``None``: one made per process.
-        store: where clients, codes and grants live (``MemoryStore`` when ``None``).
+        store: where clients, codes and grants live; ``None``: a ``MemoryStore`` made here,
+            shared by the server and any ``TokenExchange`` of these settings.
 
     Raises:
         TypeError, ValueError: on a malformed option.
@@ -76,6 +77,8 @@ class SignIn:
         if any(" " in scope for scope in scopes):
             raise ValueError("a scope name has no space")
         object.__setattr__(self, "scopes_supported", tuple(scopes))
+        if self.store is None:
+            object.__setattr__(self, "store", MemoryStore())
         asked = self.provider_scopes
         if isinstance(asked, str) or "openid" not in asked:
             raise ValueError("provider_scopes is a list of scope names with openid among them")

@@ -114,6 +114,9 @@ class Grants:
         return await self._issue(found, found["grant"])
 
     async def _issue(self, found: Record, grant: str) -> Response:
+        upstream = found.pop("upstream", None)
+        if upstream is not None:
+            await self.store.put("upstream", grant, upstream, self.settings.refresh_ttl)
         refresh = generate_token(48)
         record = {**found, "grant": grant}
         await self.store.put("refresh", key_of(refresh), record, self.settings.refresh_ttl)

@@ -89,8 +89,13 @@ class OpenIDProvider:
         }
         return f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode(query)}"
 
-    async def redeem(self, *, code: str, verifier: str, redirect: str, nonce: str) -> Identity:
-        """The user a provider's code signs in: the verified ID token, and its userinfo.
+    async def redeem(
+        self, *, code: str, verifier: str, redirect: str, nonce: str
+    ) -> tuple[Identity, Mapping[str, Any]]:
+        """The user a provider's code signs in, and the provider's token answer.
+
+        The user is the verified ID token and its userinfo; the token answer is kept for
+        token exchange (``TokenExchange``).
 
         Many providers put only ``sub`` in the ID token and the rest (email, a tenant) in
         the userinfo answer: both are read, and the userinfo must name the same subject.
@@ -136,7 +141,16 @@ class OpenIDProvider:
             tenant = tenant_of(self.tenant, claims)
         except ValueError as exc:
             raise ProviderError(str(exc)) from exc
-        return Identity(identity.subject, claims=claims, tenant=tenant)
+        return Identity(identity.subject, claims=claims, tenant=tenant), answer
+
+    async def exchange(self, form: Mapping[str, str]) -> Mapping[str, Any]:
+        """The provider's answer to a token-exchange request (RFC 8693).
+
+        Raises:
+            ProviderError: when the provider refuses or cannot be reached.
+        """
+        metadata = await self.metadata()
+        return await self._call("POST", metadata["token_endpoint"], data=dict(form))
 
     async def _call(self, method: str, url: str, **kwargs: Any) -> Mapping[str, Any]:
         try:

@@ -228,7 +228,7 @@ class Facade:
         if "code" not in query:
             return _back(redirect, self.base, state, error="access_denied")
         try:
-            user = await self.provider.redeem(
+            user, upstream = await self.provider.redeem(
                 code=query["code"],
                 verifier=pending["verifier"],
                 redirect=f"{self.base}/oauth/callback",
@@ -247,6 +247,8 @@ class Facade:
             "subject": user.subject,
             "tenant": user.tenant,
             "claims": claims,
+            # The provider's own token stays here, for token exchange; no client sees it.
+            "upstream": {k: upstream[k] for k in ("access_token", "expires_in") if k in upstream},
         }
         await self.store.put("code", key_of(code), record, _CODE_SECONDS)
         return _back(redirect, self.base, state, code=code)
