@@ -174,6 +174,11 @@ def _signin(args: argparse.Namespace) -> Any:
         raise UsageError(f"sign-in needs the provider client's secret in ${args.signin_secret_env}")
     from mcpfusion.auth import SignIn
 
+    store = None
+    if args.redis_url:
+        from mcpfusion.redis import RedisSignInStore
+
+        store = RedisSignInStore(args.redis_url)
     try:
         return SignIn(
             issuer=args.signin_issuer,
@@ -181,6 +186,8 @@ def _signin(args: argparse.Namespace) -> Any:
             client_secret=secret,
             resource=args.signin_resource,
             scopes_supported=args.signin_scopes or (),
+            signing_key=os.environ.get(args.signin_key_env) or None,
+            store=store,
         )
     except (TypeError, ValueError) as exc:
         raise UsageError(f"bad --signin-* flag: {exc}") from None
@@ -353,6 +360,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="MCPFUSION_SIGNIN_SECRET",
         help="the environment variable holding that client's secret "
         "(default: MCPFUSION_SIGNIN_SECRET)",
+    )
+    signin.add_argument(
+        "--signin-key-env",
+        metavar="NAME",
+        default="MCPFUSION_SIGNIN_KEY",
+        help="the environment variable holding the PEM P-256 key signing tokens, the same "
+        "for every worker (default: MCPFUSION_SIGNIN_KEY; unset: one key per process)",
     )
     signin.add_argument(
         "--signin-resource", metavar="URL", help="this endpoint's public URL (the resource)"

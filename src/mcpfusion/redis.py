@@ -28,5 +28,12 @@ from mcpfusion._serve.redis import (
     RedisSubscriptionBus,
     shared_state,
 )
+from mcpfusion._serve.redis_signin import RedisSignInStore
 
-__all__ = ["RedisEventStore", "RedisRateLimitStore", "RedisSubscriptionBus", "shared_state"]
+__all__ = [
+    "RedisEventStore",
+    "RedisRateLimitStore",
+    "RedisSignInStore",
+    "RedisSubscriptionBus",
+    "shared_state",
+]

@@ -84,15 +84,24 @@ async def _line(process: subprocess.Popen[str]) -> dict[str, Any]:
     return found
 
 
+@dataclass
+class Provider:
+    """The running oidc-provider: its issuer, and how to tell it the facade's callback."""
+
+    issuer: str
+    process: subprocess.Popen[str]
+
+    async def allow(self, callback: str) -> None:
+        """Registers ``callback`` as the facade client's redirect URI; waits until ready."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(f"{callback}\n")
+        self.process.stdin.flush()
+        assert (await _line(self.process)) == {"ready": True}
+
+
 @asynccontextmanager
-async def signin_stack(
-    *,
-    stateless: bool = False,
-    app: Callable[[SignIn], Fusion] | None = None,
-    **changes: Any,
-) -> AsyncIterator[Stack]:
-    """oidc-provider and an app (the secured app by default) behind a ``SignIn`` facade,
-    both on 127.0.0.1."""
+async def oidc_provider() -> AsyncIterator[Provider]:
+    """oidc-provider on a free port of 127.0.0.1, stopped at the end."""
     script = provider_script()
     process = subprocess.Popen(
         ["node", str(script), CLIENT_ID, CLIENT_SECRET],
@@ -103,35 +112,49 @@ async def signin_stack(
         text=True,
     )
     try:
-        issuer = (await _line(process))["issuer"]
-        made: list[SignIn] = []
-
-        def make(port: int) -> Any:
-            settings = SignIn(
-                issuer=issuer,
-                client_id=CLIENT_ID,
-                client_secret=CLIENT_SECRET,
-                resource=f"http://127.0.0.1:{port}/mcp",
-                scopes_supported=SCOPES,
-                tenant=lambda claims: claims.get("tenant"),
-                provider_scopes=("openid", "email", "tenant"),
-                **changes,
-            )
-            made.append(settings)
-            options = HttpOptions(signin=settings, stateless=stateless, json_response=stateless)
-            return asgi_app(secured_app() if app is None else app(settings), options)
-
-        async with serving(make) as port:
-            assert process.stdin is not None
-            process.stdin.write(f"http://127.0.0.1:{port}/oauth/callback\n")
-            process.stdin.flush()
-            assert (await _line(process)) == {"ready": True}
-            yield Stack(issuer, port, made[0])
+        yield Provider((await _line(process))["issuer"], process)
     finally:
         stop(process)
         for pipe in (process.stdin, process.stdout):
             if pipe is not None:
                 pipe.close()
+
+
+def settings_for(issuer: str, resource: str, **changes: Any) -> SignIn:
+    """The facade's settings in these tests: the provider's tenant claim, two scopes."""
+    return SignIn(
+        issuer=issuer,
+        client_id=CLIENT_ID,
+        client_secret=CLIENT_SECRET,
+        resource=resource,
+        scopes_supported=SCOPES,
+        tenant=lambda claims: claims.get("tenant"),
+        provider_scopes=("openid", "email", "tenant"),
+        **changes,
+    )
+
+
+@asynccontextmanager
+async def signin_stack(
+    *,
+    stateless: bool = False,
+    app: Callable[[SignIn], Fusion] | None = None,
+    **changes: Any,
+) -> AsyncIterator[Stack]:
+    """oidc-provider and an app (the secured app by default) behind a ``SignIn`` facade,
+    both on 127.0.0.1."""
+    async with oidc_provider() as provider:
+        made: list[SignIn] = []
+
+        def make(port: int) -> Any:
+            settings = settings_for(provider.issuer, f"http://127.0.0.1:{port}/mcp", **changes)
+            made.append(settings)
+            options = HttpOptions(signin=settings, stateless=stateless, json_response=stateless)
+            return asgi_app(secured_app() if app is None else app(settings), options)
+
+        async with serving(make) as port:
+            await provider.allow(f"http://127.0.0.1:{port}/oauth/callback")
+            yield Stack(provider.issuer, port, made[0])
 
 
 def pkce() -> tuple[str, str]:

@@ -154,6 +154,7 @@ PUBLIC = {
     mcpfusion.redis: [
         "RedisEventStore",
         "RedisRateLimitStore",
+        "RedisSignInStore",
         "RedisSubscriptionBus",
         "shared_state",
     ],

@@ -190,6 +190,11 @@ class HttpOptions:
             _require(self.signin, SignIn, "signin")
             if self.auth is not None:
                 raise ValueError("pass auth or signin, not both: signin sets the auth itself")
+            if isinstance(self.workers, int) and self.workers > 1 and not self.signin.signing_key:
+                raise ValueError(
+                    "signin with several workers needs a signing_key shared by them (and a "
+                    "shared store, mcpfusion.redis.RedisSignInStore)"
+                )
         _require(self.workers, int, "workers")
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1; got {self.workers}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import time
@@ -58,10 +59,11 @@ class TokenIssuer:
         self._store = store
         self._private = private
         public = private.public_key()
-        self.kid = secrets.token_urlsafe(8)
         pem = public.public_bytes(
             serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
         )
+        # Named after the key itself: every worker holding it publishes the same kid.
+        self.kid = hashlib.sha256(pem).hexdigest()[:16]
         self._jwk = {
             **json.loads(jwt.get_algorithm_by_name("ES256").to_jwk(public)),
             "kid": self.kid,

@@ -127,7 +127,8 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         session_idle_timeout=options.session_idle_timeout,
     )
 
-    shared = (options.subscription_bus, event_store, options.rate_limit_store)
+    signin_store = options.signin.store if options.signin is not None else None
+    shared = (options.subscription_bus, event_store, options.rate_limit_store, signin_store)
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
