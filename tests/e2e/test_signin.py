@@ -11,7 +11,7 @@ from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcpfusion import Context, Fusion
-from mcpfusion.auth import SignIn, TokenExchange
+from mcpfusion.auth import JWTVerifier, SignIn, TokenExchange
 from tests.e2e.signin_servers import CLIENT_REDIRECT, Browser, browser, pkce, signin_stack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -127,8 +127,6 @@ async def test_the_signed_in_identity_carries_the_providers_claims_and_tenant() 
 
 async def stack_verifier(stack: Any, token: str) -> Any:
     """The identity the facade's published key proves for ``token`` (the resource's view)."""
-    from mcpfusion.auth import JWTVerifier
-
     verifier = JWTVerifier(
         issuer=stack.base,
         audience=stack.mcp,
