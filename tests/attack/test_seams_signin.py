@@ -141,7 +141,7 @@ async def test_a_token_for_another_resource_is_refused() -> None:
     with anyio.fail_after(60):
         async with signin_stack(signing_key=pem) as stack, browser(stack) as user:
             other = TokenIssuer(
-                issuer=stack.base,
+                issuer=f"{stack.base}/",
                 audience="http://127.0.0.1:1/other-mcp",
                 store=MemoryStore(),
                 signing_key=pem,

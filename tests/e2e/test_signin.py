@@ -8,7 +8,10 @@ import anyio
 import httpx2
 import pytest
 from mcp.client import Client
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from pydantic import AnyUrl
 
 from mcpfusion import Context, Fusion
 from mcpfusion.auth import JWTVerifier, SignIn, TokenExchange
@@ -47,7 +50,7 @@ async def full_flow(user: Browser) -> list[str]:
     client = await user.register()
     verifier, challenge = pkce()
     back = await user.sign_in(user.authorize_url(client["client_id"], challenge))
-    assert back["state"] == "client-state" and back["iss"] == stack.base
+    assert back["state"] == "client-state" and back["iss"] == f"{stack.base}/"
     tokens = (
         await user.token(
             grant_type="authorization_code",
@@ -128,7 +131,7 @@ async def test_the_signed_in_identity_carries_the_providers_claims_and_tenant() 
 async def stack_verifier(stack: Any, token: str) -> Any:
     """The identity the facade's published key proves for ``token`` (the resource's view)."""
     verifier = JWTVerifier(
-        issuer=stack.base,
+        issuer=f"{stack.base}/",
         audience=stack.mcp,
         jwks_url=f"{stack.base}/oauth/jwks",
         algorithms=("ES256",),
@@ -228,3 +231,61 @@ async def call_tool(url: str, token: str, tool: str, arguments: dict[str, Any]) 
         Client(streamable_http_client(url, http_client=http)) as client,
     ):
         return await client.call_tool(tool, arguments)
+
+
+class Remembered:
+    """The Python SDK's token storage, in memory."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        """The stored tokens."""
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        """Stores tokens."""
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        """The registered client."""
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        """Stores the registered client."""
+        self.client = client_info
+
+
+async def test_the_python_sdks_oauth_client_signs_in_and_calls() -> None:
+    """The official Python client's own OAuth (discovery, registration, PKCE, token) signs
+    in through the facade, the test's browser doing the consent and the provider's login."""
+    with anyio.fail_after(120):
+        async with signin_stack() as stack, browser(stack) as user:
+            back: dict[str, str] = {}
+
+            async def redirect(url: str) -> None:
+                back.update(await user.sign_in(url))
+
+            async def callback() -> AuthorizationCodeResult:
+                return AuthorizationCodeResult(
+                    code=back["code"], state=back.get("state"), iss=back.get("iss")
+                )
+
+            metadata = OAuthClientMetadata(
+                client_name="Python SDK client",
+                redirect_uris=[AnyUrl(CLIENT_REDIRECT)],
+                token_endpoint_auth_method="none",
+                scope="billing:read",
+            )
+            storage = Remembered()
+            oauth = OAuthClientProvider(stack.mcp, metadata, storage, redirect, callback)
+            async with (
+                httpx2.AsyncClient(auth=oauth, timeout=30) as http,
+                Client(streamable_http_client(stack.mcp, http_client=http)) as client,
+            ):
+                result: Any = await client.call_tool("billing", {"action": "list_invoices"})
+    assert not result.is_error and "INV-1" in result.content[0].text
+    assert storage.client is not None and storage.client.client_name == "Python SDK client"
+    # The SDK asks for the scopes the protected resource metadata advertises, all of them.
+    assert storage.tokens is not None and storage.tokens.scope == "billing:read billing:write"

@@ -90,6 +90,12 @@ class SignIn:
 
     @property
     def base_url(self) -> str:
-        """The facade's issuer: the resource's origin."""
+        """Where the facade's endpoints are: the resource's origin."""
         parts = urlsplit(self.resource)
         return f"{parts.scheme}://{parts.netloc}"
+
+    @property
+    def issuer_url(self) -> str:
+        """The facade's issuer identifier: the origin with its ``/``, exactly as the
+        protected resource metadata names it (clients compare the two as strings)."""
+        return self.base_url + "/"

@@ -51,7 +51,7 @@ class TokenExchange:
             client_id=settings.client_id,
             client_secret=settings.client_secret,
         )
-        self._issuer = settings.base_url
+        self._issuer = settings.issuer_url
         self._max = max_cached
         self._cache: OrderedDict[tuple[str, str, str], tuple[str, float]] = OrderedDict()
 

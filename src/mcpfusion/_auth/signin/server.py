@@ -54,8 +54,9 @@ class Facade:
             tenant=settings.tenant,
             scopes=settings.provider_scopes,
         )
+        self.issuer = settings.issuer_url
         self.tokens = TokenIssuer(
-            issuer=self.base,
+            issuer=self.issuer,
             audience=settings.resource,
             store=self.store,
             signing_key=settings.signing_key,
@@ -68,7 +69,7 @@ class Facade:
         return Auth(
             verifier=self.tokens,
             resource=self.settings.resource,
-            authorization_servers=[self.base],
+            authorization_servers=[self.issuer],
             scopes_supported=self.settings.scopes_supported or None,
         )
 
@@ -89,7 +90,7 @@ class Facade:
         """The authorization server metadata (RFC 8414)."""
         return JSONResponse(
             {
-                "issuer": self.base,
+                "issuer": self.issuer,
                 "authorization_endpoint": f"{self.base}/oauth/authorize",
                 "token_endpoint": f"{self.base}/oauth/token",
                 "registration_endpoint": f"{self.base}/oauth/register",
@@ -143,7 +144,7 @@ class Facade:
         state = query.get("state")
 
         def back(error: str, description: str) -> Response:
-            return _back(redirect, self.base, state, error=error, error_description=description)
+            return _back(redirect, self.issuer, state, error=error, error_description=description)
 
         if query.get("response_type") != "code":
             return back("unsupported_response_type", "response_type is code")
@@ -197,7 +198,7 @@ class Facade:
             return _page("Sign-in refused", "This consent expired or is not yours.", 400)
         if decision != "allow":
             return _back(
-                pending["redirect_uri"], self.base, pending["state"], error="access_denied"
+                pending["redirect_uri"], self.issuer, pending["state"], error="access_denied"
             )
         state, nonce, verifier = generate_token(32), generate_token(32), generate_token(64)
         await self.store.put(
@@ -226,7 +227,7 @@ class Facade:
             return _page("Sign-in refused", "This sign-in expired or is not yours.", 400)
         redirect, state = pending["redirect_uri"], pending["state"]
         if "code" not in query:
-            return _back(redirect, self.base, state, error="access_denied")
+            return _back(redirect, self.issuer, state, error="access_denied")
         try:
             user, upstream = await self.provider.redeem(
                 code=query["code"],
@@ -236,7 +237,7 @@ class Facade:
             )
         except ProviderError as exc:
             logger.warning("sign-in failed at the provider: %s", exc)
-            return _back(redirect, self.base, state, error="access_denied")
+            return _back(redirect, self.issuer, state, error="access_denied")
         code = generate_token(48)
         claims = {k: v for k, v in user.claims.items() if isinstance(v, str | bool)}
         record: Record = {
@@ -251,7 +252,7 @@ class Facade:
             "upstream": {k: upstream[k] for k in ("access_token", "expires_in") if k in upstream},
         }
         await self.store.put("code", key_of(code), record, _CODE_SECONDS)
-        return _back(redirect, self.base, state, code=code)
+        return _back(redirect, self.issuer, state, code=code)
 
 
 def _same_browser(request: Request, pending: Record) -> bool:
