@@ -23,7 +23,7 @@ from mcpfusion import Fusion
 from mcpfusion.auth import SignIn
 from mcpfusion.server import HttpOptions, asgi_app
 from tests.e2e.auth_servers import secured_app, serving
-from tests.e2e.servers import HERE, REPO, require_npm, stop
+from tests.e2e.servers import HERE, REPO, npm_install, stop
 
 PACKAGE = "oidc-provider"
 VERSION = "9.13.3"
@@ -38,18 +38,7 @@ SCOPES = ("billing:read", "billing:write")
 
 def provider_script() -> Path:
     """The provider's script, beside oidc-provider installed from npm into ``.e2e-oidc/``."""
-    npm = require_npm("the sign-in tests' OpenID provider")
-    installed = SCRATCH / "node_modules" / PACKAGE / "package.json"
-    if not installed.is_file() or json.loads(installed.read_text())["version"] != VERSION:
-        SCRATCH.mkdir(exist_ok=True)
-        (SCRATCH / "package.json").write_text('{"private": true}\n')
-        subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", f"{PACKAGE}@{VERSION}"],
-            cwd=SCRATCH,
-            check=True,
-            capture_output=True,
-            timeout=300,
-        )
+    npm_install(SCRATCH, PACKAGE, VERSION, "the sign-in tests' OpenID provider")
     script = SCRATCH / "oidc_provider.mjs"
     shutil.copyfile(HERE / "oidc_provider.mjs", script)
     return script

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 from typing import Any
 
 import anyio
@@ -15,7 +18,11 @@ from pydantic import AnyUrl
 
 from mcpfusion import Context, Fusion
 from mcpfusion.auth import JWTVerifier, SignIn, TokenExchange
+from tests.e2e.servers import HERE, npm_install, stop
 from tests.e2e.signin_servers import CLIENT_REDIRECT, Browser, browser, pkce, signin_stack
+from tests.e2e.test_node_client import SCRATCH as NODE_SCRATCH
+from tests.e2e.test_node_client import SDK as NODE_SDK
+from tests.e2e.test_node_client import SDK_VERSION as NODE_SDK_VERSION
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -289,3 +296,45 @@ async def test_the_python_sdks_oauth_client_signs_in_and_calls() -> None:
     assert storage.client is not None and storage.client.client_name == "Python SDK client"
     # The SDK asks for the scopes the protected resource metadata advertises, all of them.
     assert storage.tokens is not None and storage.tokens.scope == "billing:read billing:write"
+
+
+async def test_the_typescript_sdks_oauth_client_signs_in_and_calls() -> None:
+    """The official TypeScript client's own OAuth signs in through the facade (the test's
+    browser doing the consent and the provider's login) and calls a tool."""
+    npm_install(NODE_SCRATCH, NODE_SDK, NODE_SDK_VERSION, "the TypeScript-SDK OAuth test")
+    script = NODE_SCRATCH / "node_oauth_client.mjs"
+    shutil.copyfile(HERE / "node_oauth_client.mjs", script)
+    with anyio.fail_after(120):
+        async with signin_stack() as stack, browser(stack) as user:
+            arguments = json.dumps({"action": "list_invoices"})
+            command = ["node", str(script), stack.mcp, CLIENT_REDIRECT, "billing", arguments]
+            process = subprocess.Popen(
+                command,
+                cwd=NODE_SCRATCH,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+            try:
+                asked = await read_json(process)
+                back = await user.sign_in(asked["authorize"])
+                assert process.stdin is not None
+                process.stdin.write(back["code"] + "\n")
+                process.stdin.flush()
+                printed = await read_json(process)
+            finally:
+                stop(process)
+                for pipe in (process.stdin, process.stdout):
+                    if pipe is not None:
+                        pipe.close()
+    assert printed["result"].get("isError", False) is False
+    assert "INV-1" in printed["result"]["content"][0]["text"]
+
+
+async def read_json(process: subprocess.Popen[str]) -> Any:
+    """The next line a child process prints, as JSON."""
+    assert process.stdout is not None
+    text = await anyio.to_thread.run_sync(process.stdout.readline, abandon_on_cancel=True)
+    assert text, f"the Node client exited with {process.poll()}"
+    return json.loads(text)
