@@ -224,3 +224,18 @@ async def test_a_registration_flood_is_refused_past_the_limit() -> None:
     assert refused.status_code == 429 and refused.json()["error"] == "temporarily_unavailable"
     assert "client_id" not in refused.text
     assert big.status_code == 413
+
+
+async def test_oversized_forms_are_refused_unread() -> None:
+    """A token request or a consent over 16 KiB, or with too many fields, is refused with
+    no grant and no server error."""
+    with anyio.fail_after(60):
+        async with signin_stack() as stack, browser(stack) as user:
+            huge = {"grant_type": "client_credentials", "pad": "x" * 20_000}
+            token = await user.request("POST", f"{stack.base}/oauth/token", data=huge)
+            many = {f"f{i}": "1" for i in range(50)}
+            fields = await user.request("POST", f"{stack.base}/oauth/token", data=many)
+            consent = await user.request("POST", f"{stack.base}/oauth/consent", data=huge)
+    assert token.status_code == 400 and token.json()["error"] == "invalid_request"
+    assert fields.status_code == 400 and fields.json()["error"] == "invalid_request"
+    assert consent.status_code == 413

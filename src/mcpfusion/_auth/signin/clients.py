@@ -38,6 +38,19 @@ def oauth_error(error: str, description: str, status: int = 400) -> JSONResponse
     )
 
 
+async def read_body(request: Request, limit: int) -> bytes | None:
+    """The request body, or ``None`` once it passes ``limit`` bytes (read no further)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return bytes(body)
+
+
 def redirect_uri_allowed(uri: str) -> bool:
     """Whether a client may register ``uri``: https, http on loopback, or a private scheme.
 
@@ -64,8 +77,8 @@ def redirect_uri_allowed(uri: str) -> bool:
 
 async def register(request: Request, store: SignInStore, ttl: int, limit: int) -> JSONResponse:
     """Registers a client from its metadata (RFC 7591); 201 with its ``client_id``."""
-    body = await request.body()
-    if len(body) > MAX_METADATA_BYTES:
+    body = await read_body(request, MAX_METADATA_BYTES)
+    if body is None:
         return oauth_error("invalid_client_metadata", "the metadata is too large", 413)
     try:
         metadata = json.loads(body)

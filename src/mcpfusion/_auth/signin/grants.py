@@ -7,6 +7,7 @@ import logging
 import re
 from collections.abc import Mapping
 from typing import Any, Final
+from urllib.parse import parse_qsl
 
 from authlib.common.security import generate_token
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
@@ -14,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from mcpfusion._auth.config import hash_api_key
-from mcpfusion._auth.signin.clients import authenticate, oauth_error
+from mcpfusion._auth.signin.clients import authenticate, oauth_error, read_body
 from mcpfusion._auth.signin.config import SignIn
 from mcpfusion._auth.signin.store import Record, SignInStore
 from mcpfusion._auth.signin.tokens import TokenIssuer
@@ -54,7 +55,7 @@ class Grants:
 
     async def token(self, request: Request) -> Response:
         """The token endpoint (RFC 6749 §3.2)."""
-        form = await _form(request)
+        form = await read_form(request)
         if form is None:
             return oauth_error("invalid_request", "the body is a small form")
         client = await authenticate(form, request, self.store)
@@ -160,7 +161,7 @@ class Grants:
 
     async def revoke(self, request: Request) -> Response:
         """The revocation endpoint (RFC 7009): a refresh or access token ends its grant."""
-        form = await _form(request)
+        form = await read_form(request)
         if form is None:
             return oauth_error("invalid_request", "the body is a small form")
         client = await authenticate(form, request, self.store)
@@ -183,11 +184,13 @@ class Grants:
         await self.store.put("revoked", grant, {}, self.settings.refresh_ttl)
 
 
-async def _form(request: Request) -> dict[str, str] | None:
-    if int(request.headers.get("content-length") or 0) > MAX_FORM_BYTES:
+async def read_form(request: Request) -> dict[str, str] | None:
+    """The fields of a small URL-encoded form, or ``None`` for a body over 16 KiB."""
+    body = await read_body(request, MAX_FORM_BYTES)
+    if body is None:
         return None
-    body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
+    try:
+        fields = parse_qsl(body.decode("utf-8", "replace"), max_num_fields=20)
+    except ValueError:  # more fields than any OAuth request has
         return None
-    async with request.form(max_files=0, max_fields=20) as form:
-        return {k: v for k, v in form.items() if isinstance(v, str)}
+    return dict(fields)

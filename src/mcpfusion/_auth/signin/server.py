@@ -16,7 +16,7 @@ from starlette.routing import BaseRoute, Route
 from mcpfusion._auth.config import Auth
 from mcpfusion._auth.signin.clients import register
 from mcpfusion._auth.signin.config import SignIn
-from mcpfusion._auth.signin.grants import Grants, granted, key_of, s256
+from mcpfusion._auth.signin.grants import Grants, granted, key_of, read_form, s256
 from mcpfusion._auth.signin.provider import OpenIDProvider, ProviderError
 from mcpfusion._auth.signin.store import MemoryStore, Record
 from mcpfusion._auth.signin.tokens import TokenIssuer
@@ -191,8 +191,10 @@ class Facade:
 
     async def consent(self, request: Request) -> Response:
         """The user's answer on the consent page: on to the provider's login, or back."""
-        async with request.form(max_files=0, max_fields=5) as form:
-            ticket, decision = str(form.get("ticket", "")), form.get("decision")
+        form = await read_form(request)
+        if form is None:
+            return _page("Sign-in refused", "The form is too large.", 413)
+        ticket, decision = form.get("ticket", ""), form.get("decision")
         pending = await self.store.take("consent", key_of(ticket))
         if pending is None or not _same_browser(request, pending):
             return _page("Sign-in refused", "This consent expired or is not yours.", 400)
