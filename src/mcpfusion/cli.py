@@ -188,9 +188,19 @@ def _signin(args: argparse.Namespace) -> Any:
             scopes_supported=args.signin_scopes or (),
             signing_key=os.environ.get(args.signin_key_env) or None,
             store=store,
+            # A partial of a module function, not a lambda: the options pickle to workers.
+            tenant=functools.partial(_claim, args.signin_tenant_claim)
+            if args.signin_tenant_claim
+            else None,
         )
     except (TypeError, ValueError) as exc:
         raise UsageError(f"bad --signin-* flag: {exc}") from None
+
+
+def _claim(name: str, claims: Mapping[str, Any]) -> str | None:
+    """The str claim ``name`` of a signed-in user (their tenant), or ``None``."""
+    found = claims.get(name)
+    return found if isinstance(found, str) else None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -370,6 +380,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     signin.add_argument(
         "--signin-resource", metavar="URL", help="this endpoint's public URL (the resource)"
+    )
+    signin.add_argument(
+        "--signin-tenant-claim",
+        metavar="CLAIM",
+        help="the user's claim naming their tenant (Entra: tid, Google: hd)",
     )
     signin.add_argument(
         "--signin-scope",

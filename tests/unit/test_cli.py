@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import sys
 from pathlib import Path
 
@@ -311,5 +312,12 @@ def test_signin_flags_map_onto_http_options(monkeypatch: pytest.MonkeyPatch) -> 
     signin = http_options(build_parser().parse_args([*base, *flags])).signin
     assert signin is not None and signin.client_secret == "s3cret"
     assert signin.scopes_supported == ("billing:read",) and "s3cret" not in repr(signin)
+    assert signin.tenant is None
+    mapped = http_options(
+        build_parser().parse_args([*base, *flags, "--signin-tenant-claim=tid"])
+    ).signin
+    assert mapped is not None and callable(mapped.tenant)
+    assert mapped.tenant({"tid": "contoso"}) == "contoso" and mapped.tenant({"tid": 7}) is None
+    assert pickle.loads(pickle.dumps(mapped)).tenant({"tid": "x"}) == "x"  # reaches workers
     with pytest.raises(UsageError, match="go together"):
         http_options(build_parser().parse_args([*base, "--signin-client-id=facade"]))
