@@ -338,3 +338,28 @@ async def read_json(process: subprocess.Popen[str]) -> Any:
     text = await anyio.to_thread.run_sync(process.stdout.readline, abandon_on_cancel=True)
     assert text, f"the Node client exited with {process.poll()}"
     return json.loads(text)
+
+
+async def test_the_users_own_rights_bound_the_scopes_a_client_gets() -> None:
+    """With ``scopes_of``, a client asking for every scope gets only those the signed-in
+    user holds by their claims: consent cannot grant what the user lacks."""
+
+    def rights(claims: Any) -> list[str]:
+        return ["billing:read"] if claims.get("sub") == "alice" else []
+
+    with anyio.fail_after(120):
+        async with signin_stack(scopes_of=rights) as stack, browser(stack) as user:
+            client = await user.register()
+            verifier, challenge = pkce()
+            url = user.authorize_url(
+                client["client_id"], challenge, scope="billing:read billing:write"
+            )
+            back = await user.sign_in(url)
+            answer = await user.token(
+                grant_type="authorization_code",
+                code=back["code"],
+                redirect_uri=CLIENT_REDIRECT,
+                client_id=client["client_id"],
+                code_verifier=verifier,
+            )
+    assert answer.json()["scope"] == "billing:read"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from mcpfusion._auth.config import Tenant, _require_url
@@ -37,6 +38,9 @@ class SignIn:
         scopes_supported: the scopes clients may ask for; a client asking none gets all.
         tenant: the tenant of a signed-in user: fixed, or a function of the user's claims
             (the ID token's and the provider's userinfo).
+        scopes_of: the scopes a signed-in user may hold, a function of their claims (their
+            groups or roles at the provider); a token gets those the client asked for and
+            the user consented to among them. ``None``: every supported scope.
         provider_scopes: the scopes asked of the provider (``openid`` among them).
         token_ttl: seconds an access token lives.
         refresh_ttl: seconds a refresh token lives (each use gives a new one).
@@ -57,6 +61,7 @@ class SignIn:
     resource: str
     scopes_supported: Sequence[str] = ()
     tenant: Tenant = None
+    scopes_of: Callable[[Mapping[str, Any]], Collection[str]] | None = None
     provider_scopes: Sequence[str] = ("openid", "email", "profile")
     token_ttl: int = 300
     refresh_ttl: int = 14 * 86400
@@ -77,6 +82,8 @@ class SignIn:
         if any(" " in scope for scope in scopes):
             raise ValueError("a scope name has no space")
         object.__setattr__(self, "scopes_supported", tuple(scopes))
+        if self.scopes_of is not None and not callable(self.scopes_of):
+            raise TypeError("scopes_of is a function of the user's claims")
         if self.store is None:
             object.__setattr__(self, "store", MemoryStore())
         asked = self.provider_scopes

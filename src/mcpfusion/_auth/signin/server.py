@@ -240,13 +240,20 @@ class Facade:
         except ProviderError as exc:
             logger.warning("sign-in failed at the provider: %s", exc)
             return _back(redirect, self.issuer, state, error="access_denied")
+        scopes = pending["scopes"]
+        if self.settings.scopes_of is not None:
+            # The user's own rights bound what the client asked and the user consented to.
+            allowed = self.settings.scopes_of(user.claims)
+            if isinstance(allowed, str):
+                raise TypeError("scopes_of returns a collection of scope names, not a str")
+            scopes = sorted(set(scopes) & set(allowed))
         code = generate_token(48)
         claims = {k: v for k, v in user.claims.items() if isinstance(v, str | bool)}
         record: Record = {
             "client_id": pending["client_id"],
             "redirect_uri": redirect,
             "challenge": pending["challenge"],
-            "scopes": pending["scopes"],
+            "scopes": scopes,
             "subject": user.subject,
             "tenant": user.tenant,
             "claims": claims,
