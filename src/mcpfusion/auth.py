@@ -23,6 +23,8 @@ from mcpfusion._auth.config import (
 )
 from mcpfusion._auth.introspection import IntrospectionVerifier
 from mcpfusion._auth.jwt import ALGORITHMS, JWTVerifier
+from mcpfusion._auth.signin.config import SignIn
+from mcpfusion._auth.signin.exchange import TokenExchange
 
 __all__ = [
     "ALGORITHMS",
@@ -31,6 +33,8 @@ __all__ = [
     "Auth",
     "IntrospectionVerifier",
     "JWTVerifier",
+    "SignIn",
+    "TokenExchange",
     "Verifier",
     "VerifierUnavailable",
     "any_of",

@@ -110,6 +110,7 @@ def http_options(args: argparse.Namespace) -> HttpOptions:
         max_sessions_per_credential=args.max_sessions_per_credential,
         max_batch_size=args.max_batch_size,
         auth=_auth(args),
+        signin=_signin(args),
         workers=args.workers,
         shutdown_timeout=args.shutdown_timeout,
         request_state_keys=_state_keys(args),
@@ -162,6 +163,47 @@ def _auth(args: argparse.Namespace) -> Any:
         )
     except (TypeError, ValueError) as exc:
         raise UsageError(f"bad --auth-* flag: {exc}") from None
+
+
+def _signin(args: argparse.Namespace) -> Any:
+    """The sign-in the ``--signin-*`` flags describe, or ``None`` without them."""
+    if not (args.signin_issuer or args.signin_client_id or args.signin_resource):
+        return None
+    if not (args.signin_issuer and args.signin_client_id and args.signin_resource):
+        raise UsageError("--signin-issuer, --signin-client-id and --signin-resource go together")
+    # The secret is read from the environment, never a flag: flags show in process lists.
+    secret = os.environ.get(args.signin_secret_env, "")
+    if not secret:
+        raise UsageError(f"sign-in needs the provider client's secret in ${args.signin_secret_env}")
+    from mcpfusion.auth import SignIn
+
+    store = None
+    if args.redis_url:
+        from mcpfusion.redis import RedisSignInStore
+
+        store = RedisSignInStore(args.redis_url)
+    try:
+        return SignIn(
+            issuer=args.signin_issuer,
+            client_id=args.signin_client_id,
+            client_secret=secret,
+            resource=args.signin_resource,
+            scopes_supported=args.signin_scopes or (),
+            signing_key=os.environ.get(args.signin_key_env) or None,
+            store=store,
+            # A partial of a module function, not a lambda: the options pickle to workers.
+            tenant=functools.partial(_claim, args.signin_tenant_claim)
+            if args.signin_tenant_claim
+            else None,
+        )
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"bad --signin-* flag: {exc}") from None
+
+
+def _claim(name: str, claims: Mapping[str, Any]) -> str | None:
+    """The str claim ``name`` of a signed-in user (their tenant), or ``None``."""
+    found = claims.get(name)
+    return found if isinstance(found, str) else None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -326,6 +368,40 @@ def build_parser() -> argparse.ArgumentParser:
         dest="auth_scopes",
         metavar="SCOPE",
         help="a scope every request needs (403 without it); repeatable",
+    )
+    signin = run.add_argument_group(
+        "sign-in", "be the OAuth authorization server MCP clients sign users in with"
+    )
+    signin.add_argument("--signin-issuer", metavar="URL", help="the OpenID provider's issuer")
+    signin.add_argument("--signin-client-id", metavar="ID", help="this server's client there")
+    signin.add_argument(
+        "--signin-secret-env",
+        metavar="NAME",
+        default="MCPFUSION_SIGNIN_SECRET",
+        help="the environment variable holding that client's secret "
+        "(default: MCPFUSION_SIGNIN_SECRET)",
+    )
+    signin.add_argument(
+        "--signin-key-env",
+        metavar="NAME",
+        default="MCPFUSION_SIGNIN_KEY",
+        help="the environment variable holding the PEM P-256 key signing tokens, the same "
+        "for every worker (default: MCPFUSION_SIGNIN_KEY; unset: one key per process)",
+    )
+    signin.add_argument(
+        "--signin-resource", metavar="URL", help="this endpoint's public URL (the resource)"
+    )
+    signin.add_argument(
+        "--signin-tenant-claim",
+        metavar="CLAIM",
+        help="the user's claim naming their tenant (Entra: tid, Google: hd)",
+    )
+    signin.add_argument(
+        "--signin-scope",
+        action="append",
+        dest="signin_scopes",
+        metavar="SCOPE",
+        help="a scope clients may ask for; repeatable",
     )
     run.set_defaults(handler=_run)
 

@@ -26,11 +26,13 @@ each opens its own connections.
 
 from mcpfusion._serve.caller_redis import RedisCallerStore, shared_state
 from mcpfusion._serve.redis import RedisEventStore, RedisRateLimitStore, RedisSubscriptionBus
+from mcpfusion._serve.redis_signin import RedisSignInStore
 
 __all__ = [
     "RedisCallerStore",
     "RedisEventStore",
     "RedisRateLimitStore",
+    "RedisSignInStore",
     "RedisSubscriptionBus",
     "shared_state",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -42,6 +43,23 @@ def require_npm(purpose: str) -> str:
             pytest.fail(f"{reason} (CI=true: a missing tool is a failure)")
         pytest.skip(reason)
     return npm
+
+
+def npm_install(scratch: Path, package: str, version: str, purpose: str) -> None:
+    """Installs ``package@version`` from npm into ``scratch`` (git-ignored) unless it is
+    there already; skips the test without npm (fails with CI=true)."""
+    npm = require_npm(purpose)
+    installed = scratch / "node_modules" / package / "package.json"
+    if not installed.is_file() or json.loads(installed.read_text())["version"] != version:
+        scratch.mkdir(exist_ok=True)
+        (scratch / "package.json").write_text('{"private": true}\n')
+        subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", f"{package}@{version}"],
+            cwd=scratch,
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
 
 
 def stdio_params(*extra: str) -> StdioServerParameters:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.e2e.servers import HERE, REPO, TARGET, http_server, require_npm
+from tests.e2e.servers import HERE, REPO, TARGET, http_server, npm_install
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -26,18 +25,7 @@ ARGUMENTS = {"action": "get", "invoice_id": "INV-1"}
 @pytest.fixture(scope="module")
 def node_client() -> Path:
     """The Node script, beside the TypeScript SDK installed from npm into ``.e2e-node/``."""
-    npm = require_npm("the TypeScript-SDK client test")
-    installed = SCRATCH / "node_modules" / SDK / "package.json"
-    if not installed.is_file() or json.loads(installed.read_text())["version"] != SDK_VERSION:
-        SCRATCH.mkdir(exist_ok=True)
-        (SCRATCH / "package.json").write_text('{"private": true}\n')
-        subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", f"{SDK}@{SDK_VERSION}"],
-            cwd=SCRATCH,
-            check=True,
-            capture_output=True,
-            timeout=300,
-        )
+    npm_install(SCRATCH, SDK, SDK_VERSION, "the TypeScript-SDK client test")
     # Beside node_modules, so that Node resolves the SDK's bare import specifiers.
     shutil.copyfile(HERE / "node_talking.mjs", SCRATCH / "node_talking.mjs")
     script = SCRATCH / "node_client.mjs"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import sys
 from pathlib import Path
 
@@ -306,3 +307,31 @@ def test_auth_flags_map_onto_http_options() -> None:
     assert auth.required_scopes == ("mcp",)
     with pytest.raises(UsageError, match="go together"):
         http_options(build_parser().parse_args([*base, "--auth-issuer=https://id.example"]))
+
+
+def test_signin_flags_map_onto_http_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--signin-* flags become HttpOptions.signin, the secret read from the environment;
+    without the secret, or with only some flags, the command is refused."""
+    base = ["run", "app.py", "--http"]
+    flags = [
+        "--signin-issuer=https://login.example",
+        "--signin-client-id=facade",
+        "--signin-resource=https://mcp.example/mcp",
+        "--signin-scope=billing:read",
+    ]
+    monkeypatch.delenv("MCPFUSION_SIGNIN_SECRET", raising=False)
+    with pytest.raises(UsageError, match=r"secret in \$MCPFUSION_SIGNIN_SECRET"):
+        http_options(build_parser().parse_args([*base, *flags]))
+    monkeypatch.setenv("MCPFUSION_SIGNIN_SECRET", "s3cret")
+    signin = http_options(build_parser().parse_args([*base, *flags])).signin
+    assert signin is not None and signin.client_secret == "s3cret"
+    assert signin.scopes_supported == ("billing:read",) and "s3cret" not in repr(signin)
+    assert signin.tenant is None
+    mapped = http_options(
+        build_parser().parse_args([*base, *flags, "--signin-tenant-claim=tid"])
+    ).signin
+    assert mapped is not None and callable(mapped.tenant)
+    assert mapped.tenant({"tid": "contoso"}) == "contoso" and mapped.tenant({"tid": 7}) is None
+    assert pickle.loads(pickle.dumps(mapped)).tenant({"tid": "x"}) == "x"  # reaches workers
+    with pytest.raises(UsageError, match="go together"):
+        http_options(build_parser().parse_args([*base, "--signin-client-id=facade"]))

@@ -9,6 +9,7 @@ from typing import Any, Final
 
 from mcpfusion._app.ratelimit import RateLimitStore
 from mcpfusion._auth.config import Auth
+from mcpfusion._auth.signin.config import SignIn
 from mcpfusion._tools.caller_state import CallerStore
 
 DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
@@ -75,6 +76,10 @@ class HttpOptions:
             call, and the line cost 15 % of a served call's time.
         auth: HTTP authorization (``mcpfusion.auth.Auth``): every request needs a valid
             bearer token, and calls carry the identity it proves. ``None``: anonymous.
+        signin: sign-in with an OpenID provider (``mcpfusion.auth.SignIn``): the server
+            also becomes the OAuth authorization server MCP clients register with and get
+            tokens from, and ``auth`` accepts those tokens (docs/security.md, "Sign-in").
+            Exclusive with ``auth``.
         workers: server processes sharing the socket (``mcpfusion.server.run_workers``);
             each runs the app's lifespan once. A stateful server runs one worker: a
             session lives in the process that opened it.
@@ -133,6 +138,7 @@ class HttpOptions:
     log_level: str = "info"
     access_log: bool = False
     auth: Auth | None = None
+    signin: SignIn | None = None
     workers: int = 1
     shutdown_timeout: float = 30.0
     # The MCP SDK's types, checked by their methods: the options never load the SDK.
@@ -190,6 +196,15 @@ class HttpOptions:
         _require(self.access_log, bool, "access_log")
         if self.auth is not None:
             _require(self.auth, Auth, "auth")
+        if self.signin is not None:
+            _require(self.signin, SignIn, "signin")
+            if self.auth is not None:
+                raise ValueError("pass auth or signin, not both: signin sets the auth itself")
+            if isinstance(self.workers, int) and self.workers > 1 and not self.signin.signing_key:
+                raise ValueError(
+                    "signin with several workers needs a signing_key shared by them (and a "
+                    "shared store, mcpfusion.redis.RedisSignInStore)"
+                )
         _require(self.workers, int, "workers")
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1; got {self.workers}")

@@ -21,7 +21,7 @@ from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -128,7 +128,14 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         session_idle_timeout=options.session_idle_timeout,
     )
 
-    shared = (options.subscription_bus, event_store, options.rate_limit_store, options.caller_store)
+    signin_store = options.signin.store if options.signin is not None else None
+    shared = (
+        options.subscription_bus,
+        event_store,
+        options.rate_limit_store,
+        options.caller_store,
+        signin_store,
+    )
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -173,7 +180,14 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
             )
         )
     # A Route, not a Mount: a Mount answers "/mcp" with a redirect to "/mcp/".
-    if options.auth is not None:
+    routes: list[BaseRoute]
+    if options.signin is not None:
+        # Imported here: Authlib (the signin extra) loads only for a server that signs in.
+        from mcpfusion._auth.signin.server import Facade
+
+        facade = Facade(options.signin)
+        routes = [*facade.routes(), *protected(facade.auth(), options.path, endpoint)]
+    elif options.auth is not None:
         routes = protected(options.auth, options.path, endpoint)
     else:
         routes = [Route(options.path, endpoint=endpoint)]

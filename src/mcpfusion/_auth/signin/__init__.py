@@ -1,0 +1,1 @@
+"""Sign-in: an OAuth authorization server in front of an OpenID provider, for MCP clients."""

@@ -1,0 +1,108 @@
+"""The sign-in option: which OpenID provider users sign in with, and the facade's limits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from mcpfusion._auth.config import Tenant, _require_url
+from mcpfusion._auth.signin.store import MemoryStore, SignInStore
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SignIn:
+    """Sign-in with an OpenID Connect provider: the server becomes an authorization server.
+
+    MCP clients register (RFC 7591), send the user to ``/oauth/authorize`` with PKCE,
+    see a consent page naming the client and the scopes, sign in at the provider, and get
+    the facade's own short-lived tokens bound to ``resource``; refresh and revocation
+    included. Serving with ``signin=`` sets ``auth=`` to accept those tokens.
+
+    Example::
+
+        SignIn(
+            issuer="https://login.example.com",
+            client_id="mcp-facade",
+            client_secret=SECRET,
+            resource="https://mcp.example.com/mcp",
+            scopes_supported=["billing:read"],
+        )
+
+    Attributes:
+        issuer: the OpenID provider's issuer URL (its discovery document is read from it).
+        client_id: the facade's client at the provider.
+        client_secret: that client's secret (never shown in the ``repr``).
+        resource: the public URL of the MCP endpoint; the facade's issuer is its origin.
+        scopes_supported: the scopes clients may ask for; a client asking none gets all.
+        tenant: the tenant of a signed-in user: fixed, or a function of the user's claims
+            (the ID token's and the provider's userinfo).
+        scopes_of: the scopes a signed-in user may hold, a function of their claims (their
+            groups or roles at the provider); a token gets those the client asked for and
+            the user consented to among them. ``None``: every supported scope.
+        provider_scopes: the scopes asked of the provider (``openid`` among them).
+        token_ttl: seconds an access token lives.
+        refresh_ttl: seconds a refresh token lives (each use gives a new one).
+        client_ttl: seconds a registered client is remembered.
+        max_clients: registered clients at most; registrations past it are refused (429).
+        signing_key: a PEM P-256 private key signing the tokens, the same in every worker;
+            ``None``: one made per process.
+        store: where clients, codes and grants live; ``None``: a ``MemoryStore`` made here,
+            shared by the server and any ``TokenExchange`` of these settings.
+
+    Raises:
+        TypeError, ValueError: on a malformed option.
+    """
+
+    issuer: str
+    client_id: str
+    client_secret: str = field(repr=False)
+    resource: str
+    scopes_supported: Sequence[str] = ()
+    tenant: Tenant = None
+    scopes_of: Callable[[Mapping[str, Any]], Collection[str]] | None = None
+    provider_scopes: Sequence[str] = ("openid", "email", "profile")
+    token_ttl: int = 300
+    refresh_ttl: int = 14 * 86400
+    client_ttl: int = 90 * 86400
+    max_clients: int = 10_000
+    signing_key: str | None = field(default=None, repr=False)
+    store: SignInStore | None = None
+
+    def __post_init__(self) -> None:
+        _require_url(self.issuer, "issuer")
+        _require_url(self.resource, "resource")
+        for name in ("client_id", "client_secret"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise TypeError(f"{name} is a non-empty str")
+        scopes = self.scopes_supported
+        if isinstance(scopes, str) or not all(isinstance(s, str) and s for s in scopes):
+            raise TypeError("scopes_supported is a list of scope names")
+        if any(" " in scope for scope in scopes):
+            raise ValueError("a scope name has no space")
+        object.__setattr__(self, "scopes_supported", tuple(scopes))
+        if self.scopes_of is not None and not callable(self.scopes_of):
+            raise TypeError("scopes_of is a function of the user's claims")
+        if self.store is None:
+            object.__setattr__(self, "store", MemoryStore())
+        asked = self.provider_scopes
+        if isinstance(asked, str) or "openid" not in asked:
+            raise ValueError("provider_scopes is a list of scope names with openid among them")
+        object.__setattr__(self, "provider_scopes", tuple(asked))
+        for name in ("token_ttl", "refresh_ttl", "client_ttl", "max_clients"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int; got {value!r}")
+
+    @property
+    def base_url(self) -> str:
+        """Where the facade's endpoints are: the resource's origin."""
+        parts = urlsplit(self.resource)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    @property
+    def issuer_url(self) -> str:
+        """The facade's issuer identifier: the origin with its ``/``, exactly as the
+        protected resource metadata names it (clients compare the two as strings)."""
+        return self.base_url + "/"

@@ -1,0 +1,110 @@
+"""Calling downstream APIs as the signed-in user: token exchange (RFC 8693) at the provider."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections import OrderedDict
+from typing import Final
+
+from mcpfusion._auth.signin.config import SignIn
+from mcpfusion._auth.signin.provider import OpenIDProvider, ProviderError
+from mcpfusion._auth.signin.store import SignInStore
+from mcpfusion._errors import ToolError
+from mcpfusion._identity import Identity
+
+logger = logging.getLogger("mcpfusion.auth")
+
+GRANT: Final = "urn:ietf:params:oauth:grant-type:token-exchange"
+ACCESS_TOKEN: Final = "urn:ietf:params:oauth:token-type:access_token"
+MARGIN_SECONDS: Final = 30
+"""A cached token is renewed this long before it expires, so no call carries a dying one."""
+
+
+class TokenExchange:
+    """Tokens for downstream APIs, exchanged at the provider for the signed-in caller.
+
+    The caller's token never leaves the server: the provider's token of the caller's
+    sign-in (kept by the facade for its grant) is exchanged for one whose audience is the
+    downstream API. Tokens are cached until shortly before they expire.
+
+    Example::
+
+        exchange = TokenExchange(signin)
+
+        @billing.action()
+        async def statement(ctx: Context) -> str:
+            token = await exchange.token_for(ctx.identity, "https://ledger.example.com")
+            ...
+
+    Args:
+        settings: the ``SignIn`` the server runs with (its store holds the sign-ins).
+        max_cached: tokens kept at most; the least recently used go first.
+    """
+
+    def __init__(self, settings: SignIn, *, max_cached: int = 10_000) -> None:
+        assert settings.store is not None  # SignIn makes one
+        self._store: SignInStore = settings.store
+        self._provider = OpenIDProvider(
+            issuer=settings.issuer,
+            client_id=settings.client_id,
+            client_secret=settings.client_secret,
+        )
+        self._issuer = settings.issuer_url
+        self._max = max_cached
+        self._cache: OrderedDict[tuple[str, str, str], tuple[str, float]] = OrderedDict()
+
+    async def token_for(self, identity: Identity | None, audience: str, scope: str = "") -> str:
+        """A token for ``audience`` acting as ``identity``, from the cache or the provider.
+
+        Raises:
+            ToolError: ``AUTH_REQUIRED`` when the caller did not sign in through the facade,
+                the sign-in has ended, or the provider refuses the exchange: the agent can
+                tell the user to sign in again.
+        """
+        grant = identity.claims.get("gid") if identity is not None else None
+        if (
+            identity is None
+            or not isinstance(grant, str)
+            or identity.claims.get("iss") != (self._issuer)
+        ):
+            raise _required("the caller did not sign in with this server")
+        key = (hashlib.sha256(grant.encode()).hexdigest(), audience, scope)
+        cached = self._cache.get(key)
+        if cached is not None and cached[1] > time.monotonic():
+            self._cache.move_to_end(key)
+            return cached[0]
+        upstream = await self._store.get("upstream", grant)
+        revoked = await self._store.get("revoked", grant)
+        if upstream is None or revoked is not None:
+            raise _required("the sign-in has ended")
+        form = {
+            "grant_type": GRANT,
+            "subject_token": upstream["access_token"],
+            "subject_token_type": ACCESS_TOKEN,
+            "requested_token_type": ACCESS_TOKEN,
+            "audience": audience,
+        }
+        if scope:
+            form["scope"] = scope
+        try:
+            answer = await self._provider.exchange(form)
+        except ProviderError as exc:
+            logger.warning("token exchange for %s refused: %s", audience, exc)
+            raise _required(f"the identity provider gave no token for {audience}") from None
+        token, lifetime = answer.get("access_token"), answer.get("expires_in", 60)
+        if not isinstance(token, str) or not isinstance(lifetime, int):
+            raise _required(f"the identity provider gave no token for {audience}")
+        self._cache[key] = (token, time.monotonic() + lifetime - MARGIN_SECONDS)
+        while len(self._cache) > self._max:
+            self._cache.popitem(last=False)
+        return token
+
+
+def _required(why: str) -> ToolError:
+    return ToolError(
+        "AUTH_REQUIRED",
+        f"Signing in again is needed: {why}.",
+        recovery="Ask the user to sign in again, then retry.",
+    )

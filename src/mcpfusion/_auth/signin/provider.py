@@ -1,0 +1,167 @@
+"""The identity provider behind the facade: OpenID discovery, its login URL, its code exchange."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx2
+
+from mcpfusion._auth.config import Tenant, VerifierUnavailable, tenant_of
+from mcpfusion._auth.jwt import JWTVerifier
+from mcpfusion._identity import Identity
+
+logger = logging.getLogger("mcpfusion.auth")
+
+
+class ProviderError(Exception):
+    """The provider refused or failed a step of a sign-in (its answer is logged, not shown)."""
+
+
+class OpenIDProvider:
+    """An OpenID Connect provider, known by its issuer URL; its endpoints are discovered.
+
+    Discovery (``/.well-known/openid-configuration``) is read on first use and kept; the
+    ID token of a sign-in is verified against the provider's JWKS with ``JWTVerifier``.
+
+    Args:
+        issuer: the provider's issuer URL.
+        client_id: the facade's client at the provider.
+        client_secret: its secret (sent with HTTP Basic to the token endpoint).
+        tenant: the tenant of a signed-in user: fixed, or a function of the user's claims.
+        scopes: the scopes asked of the provider.
+        timeout: seconds a call to the provider may take.
+    """
+
+    def __init__(
+        self,
+        *,
+        issuer: str,
+        client_id: str,
+        client_secret: str,
+        tenant: Tenant = None,
+        scopes: Sequence[str] = ("openid", "email", "profile"),
+        timeout: float = 10,
+    ) -> None:
+        self.issuer = issuer
+        self.client_id = client_id
+        self._secret = client_secret
+        self.tenant = tenant
+        self.scopes = " ".join(scopes)
+        self.timeout = timeout
+        self._metadata: Mapping[str, Any] | None = None
+        self._verifier: JWTVerifier | None = None
+
+    def __repr__(self) -> str:
+        return f"OpenIDProvider(issuer={self.issuer!r}, client_id={self.client_id!r})"
+
+    async def metadata(self) -> Mapping[str, Any]:
+        """The provider's discovery document (fetched once).
+
+        Raises:
+            ProviderError: when it cannot be read or names another issuer.
+        """
+        if self._metadata is None:
+            url = self.issuer.rstrip("/") + "/.well-known/openid-configuration"
+            document = await self._call("GET", url)
+            if document.get("issuer") != self.issuer:
+                raise ProviderError(f"the discovery document at {url} names another issuer")
+            for name in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
+                if not isinstance(document.get(name), str):
+                    raise ProviderError(f"the discovery document at {url} has no {name}")
+            self._metadata = document
+        return self._metadata
+
+    async def login_url(self, *, state: str, nonce: str, challenge: str, redirect: str) -> str:
+        """Where the browser goes to sign in at the provider (code flow with PKCE)."""
+        endpoint = (await self.metadata())["authorization_endpoint"]
+        query = {
+            "response_type": "code",
+            "client_id": self.client_id,
+            "redirect_uri": redirect,
+            "scope": self.scopes,
+            "state": state,
+            "nonce": nonce,
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+        }
+        return f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode(query)}"
+
+    async def redeem(
+        self, *, code: str, verifier: str, redirect: str, nonce: str
+    ) -> tuple[Identity, Mapping[str, Any]]:
+        """The user a provider's code signs in, and the provider's token answer.
+
+        The user is the verified ID token and its userinfo; the token answer is kept for
+        token exchange (``TokenExchange``).
+
+        Many providers put only ``sub`` in the ID token and the rest (email, a tenant) in
+        the userinfo answer: both are read, and the userinfo must name the same subject.
+
+        Raises:
+            ProviderError: when the provider refuses the code or its ID token does not verify.
+        """
+        metadata = await self.metadata()
+        answer = await self._call(
+            "POST",
+            metadata["token_endpoint"],
+            data={
+                "grant_type": "authorization_code",
+                "code": code,
+                "redirect_uri": redirect,
+                "code_verifier": verifier,
+            },
+        )
+        token = answer.get("id_token")
+        if not isinstance(token, str):
+            raise ProviderError("the provider's token answer has no id_token")
+        if self._verifier is None:
+            self._verifier = JWTVerifier(
+                issuer=self.issuer,
+                audience=self.client_id,
+                jwks_url=metadata["jwks_uri"],
+            )
+        try:
+            identity = await self._verifier.verify(token)
+        except VerifierUnavailable as exc:
+            raise ProviderError(str(exc)) from exc
+        if identity is None or identity.claims.get("nonce") != nonce:
+            raise ProviderError("the provider's ID token does not verify")
+        claims = dict(identity.claims)
+        userinfo = metadata.get("userinfo_endpoint")
+        access = answer.get("access_token")
+        if isinstance(userinfo, str) and isinstance(access, str):
+            more = await self._call("GET", userinfo, headers={"Authorization": f"Bearer {access}"})
+            if more.get("sub") != identity.subject:
+                raise ProviderError("the provider's userinfo names another subject")
+            claims = {**more, **claims}  # the signed ID token wins where both speak
+        try:
+            tenant = tenant_of(self.tenant, claims)
+        except ValueError as exc:
+            raise ProviderError(str(exc)) from exc
+        return Identity(identity.subject, claims=claims, tenant=tenant), answer
+
+    async def exchange(self, form: Mapping[str, str]) -> Mapping[str, Any]:
+        """The provider's answer to a token-exchange request (RFC 8693).
+
+        Raises:
+            ProviderError: when the provider refuses or cannot be reached.
+        """
+        metadata = await self.metadata()
+        return await self._call("POST", metadata["token_endpoint"], data=dict(form))
+
+    async def _call(self, method: str, url: str, **kwargs: Any) -> Mapping[str, Any]:
+        try:
+            async with httpx2.AsyncClient(timeout=self.timeout) as client:
+                if method == "POST":  # the secret goes to the token endpoint only
+                    kwargs["auth"] = httpx2.BasicAuth(self.client_id, self._secret)
+                response = await client.request(method, url, **kwargs)
+            document = response.json()
+        except (httpx2.HTTPError, ValueError) as exc:
+            raise ProviderError(f"{method} {url} failed: {exc}") from exc
+        if response.status_code != 200 or not isinstance(document, dict):
+            logger.warning("the provider answered %s %s with %d", method, url, response.status_code)
+            raise ProviderError(f"{method} {url} answered {response.status_code}")
+        return document

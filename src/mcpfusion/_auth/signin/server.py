@@ -1,0 +1,286 @@
+"""The sign-in facade's routes: metadata, authorize, consent, the provider's callback."""
+
+from __future__ import annotations
+
+import hmac
+import html
+import logging
+from typing import Any, Final
+from urllib.parse import urlencode
+
+from authlib.common.security import generate_token
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from mcpfusion._auth.config import Auth
+from mcpfusion._auth.signin.clients import register
+from mcpfusion._auth.signin.config import SignIn
+from mcpfusion._auth.signin.grants import Grants, granted, key_of, read_form, s256
+from mcpfusion._auth.signin.provider import OpenIDProvider, ProviderError
+from mcpfusion._auth.signin.store import MemoryStore, Record
+from mcpfusion._auth.signin.tokens import TokenIssuer
+
+logger = logging.getLogger("mcpfusion.auth")
+
+COOKIE: Final = "mcpfusion_signin"
+"""Binds a sign-in to the browser that saw the consent page (SameSite=Lax, HttpOnly)."""
+_STEP_SECONDS: Final = 600
+_CODE_SECONDS: Final = 60
+_PAGE_HEADERS: Final = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
+    "form-action 'self'; frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+class Facade:
+    """An OAuth 2.1 authorization server for MCP clients, signing users in at a provider.
+
+    Args:
+        settings: the ``SignIn`` option.
+    """
+
+    def __init__(self, settings: SignIn) -> None:
+        self.settings = settings
+        self.base = settings.base_url
+        self.store = settings.store if settings.store is not None else MemoryStore()
+        self.provider = OpenIDProvider(
+            issuer=settings.issuer,
+            client_id=settings.client_id,
+            client_secret=settings.client_secret,
+            tenant=settings.tenant,
+            scopes=settings.provider_scopes,
+        )
+        self.issuer = settings.issuer_url
+        self.tokens = TokenIssuer(
+            issuer=self.issuer,
+            audience=settings.resource,
+            store=self.store,
+            signing_key=settings.signing_key,
+            ttl=settings.token_ttl,
+        )
+        self.grants = Grants(settings, self.store, self.tokens)
+
+    def auth(self) -> Auth:
+        """The resource-server side: the MCP endpoint accepts the facade's tokens."""
+        return Auth(
+            verifier=self.tokens,
+            resource=self.settings.resource,
+            authorization_servers=[self.issuer],
+            scopes_supported=self.settings.scopes_supported or None,
+        )
+
+    def routes(self) -> list[BaseRoute]:
+        """The facade's endpoints, to mount beside the MCP endpoint."""
+        return [
+            Route("/.well-known/oauth-authorization-server", self.metadata, methods=["GET"]),
+            Route("/oauth/jwks", self.jwks, methods=["GET"]),
+            Route("/oauth/register", self.register, methods=["POST"]),
+            Route("/oauth/authorize", self.authorize, methods=["GET"]),
+            Route("/oauth/consent", self.consent, methods=["POST"]),
+            Route("/oauth/callback", self.callback, methods=["GET"]),
+            Route("/oauth/token", self.grants.token, methods=["POST"]),
+            Route("/oauth/revoke", self.grants.revoke, methods=["POST"]),
+        ]
+
+    async def metadata(self, _: Request) -> Response:
+        """The authorization server metadata (RFC 8414)."""
+        return JSONResponse(
+            {
+                "issuer": self.issuer,
+                "authorization_endpoint": f"{self.base}/oauth/authorize",
+                "token_endpoint": f"{self.base}/oauth/token",
+                "registration_endpoint": f"{self.base}/oauth/register",
+                "revocation_endpoint": f"{self.base}/oauth/revoke",
+                "jwks_uri": f"{self.base}/oauth/jwks",
+                "scopes_supported": list(self.settings.scopes_supported),
+                "response_types_supported": ["code"],
+                "grant_types_supported": [
+                    "authorization_code",
+                    "refresh_token",
+                    "client_credentials",
+                ],
+                "code_challenge_methods_supported": ["S256"],
+                "token_endpoint_auth_methods_supported": [
+                    "none",
+                    "client_secret_post",
+                    "client_secret_basic",
+                ],
+                "revocation_endpoint_auth_methods_supported": [
+                    "none",
+                    "client_secret_post",
+                    "client_secret_basic",
+                ],
+                "authorization_response_iss_parameter_supported": True,
+            }
+        )
+
+    async def jwks(self, _: Request) -> Response:
+        """The keys the facade's access tokens are signed with."""
+        return JSONResponse(self.tokens.jwks())
+
+    async def register(self, request: Request) -> Response:
+        """Dynamic client registration (RFC 7591)."""
+        return await register(
+            request, self.store, self.settings.client_ttl, self.settings.max_clients
+        )
+
+    async def authorize(self, request: Request) -> Response:
+        """Checks an authorization request, then shows the consent page."""
+        query = request.query_params
+        client = await self.store.get("client", query.get("client_id", ""))
+        if client is None:
+            return _page("Sign-in refused", "The application is not registered here.", 400)
+        redirect = query.get("redirect_uri")
+        if redirect is None and len(client["redirect_uris"]) == 1:
+            redirect = client["redirect_uris"][0]
+        if redirect is None or redirect not in client["redirect_uris"]:
+            # Never redirect to a URI the client did not register: that is an open redirect
+            # carrying the code to whoever wrote the link.
+            return _page("Sign-in refused", "The redirect URI is not registered.", 400)
+        state = query.get("state")
+
+        def back(error: str, description: str) -> Response:
+            return _back(redirect, self.issuer, state, error=error, error_description=description)
+
+        if query.get("response_type") != "code":
+            return back("unsupported_response_type", "response_type is code")
+        challenge = query.get("code_challenge", "")
+        if query.get("code_challenge_method") != "S256" or not 43 <= len(challenge) <= 128:
+            return back("invalid_request", "PKCE with S256 is required")
+        if query.get("resource", self.settings.resource) != self.settings.resource:
+            return back("invalid_target", "this server issues tokens for itself only")
+        scopes = granted(self.settings, query.get("scope"))
+        if scopes is None:
+            return back("invalid_scope", "a scope asked for is not supported")
+        ticket, browser = generate_token(32), generate_token(32)
+        pending: Record = {
+            "client_id": client["client_id"],
+            "redirect_uri": redirect,
+            "state": state,
+            "challenge": challenge,
+            "scopes": sorted(scopes),
+            "browser": browser,
+        }
+        await self.store.put("consent", key_of(ticket), pending, _STEP_SECONDS)
+        name = client.get("client_name") or client["client_id"]
+        listed = "".join(f"<li>{html.escape(s)}</li>" for s in sorted(scopes)) or "<li>none</li>"
+        body = (
+            f"<p><b>{html.escape(name)}</b> asks to use this server as you.</p>"
+            f"<p>It will get back to {html.escape(redirect)} with these scopes:</p>"
+            f"<ul>{listed}</ul>"
+            f'<form method="post" action="{self.base}/oauth/consent">'
+            f'<input type="hidden" name="ticket" value="{ticket}">'
+            '<button name="decision" value="allow">Allow</button> '
+            '<button name="decision" value="deny">Deny</button></form>'
+        )
+        page = _page("Allow access?", body, 200, raw=True)
+        page.set_cookie(
+            COOKIE,
+            browser,
+            max_age=_STEP_SECONDS,
+            path="/oauth",
+            httponly=True,
+            samesite="lax",
+            secure=self.base.startswith("https:"),
+        )
+        return page
+
+    async def consent(self, request: Request) -> Response:
+        """The user's answer on the consent page: on to the provider's login, or back."""
+        form = await read_form(request)
+        if form is None:
+            return _page("Sign-in refused", "The form is too large.", 413)
+        ticket, decision = form.get("ticket", ""), form.get("decision")
+        pending = await self.store.take("consent", key_of(ticket))
+        if pending is None or not _same_browser(request, pending):
+            return _page("Sign-in refused", "This consent expired or is not yours.", 400)
+        if decision != "allow":
+            return _back(
+                pending["redirect_uri"], self.issuer, pending["state"], error="access_denied"
+            )
+        state, nonce, verifier = generate_token(32), generate_token(32), generate_token(64)
+        await self.store.put(
+            "signin",
+            key_of(state),
+            {**pending, "nonce": nonce, "verifier": verifier},
+            _STEP_SECONDS,
+        )
+        try:
+            url = await self.provider.login_url(
+                state=state,
+                nonce=nonce,
+                challenge=s256(verifier),
+                redirect=f"{self.base}/oauth/callback",
+            )
+        except ProviderError as exc:
+            logger.error("sign-in provider unavailable: %s", exc)
+            return _page("Sign-in unavailable", "The identity provider cannot be reached.", 502)
+        return RedirectResponse(url, status_code=303)
+
+    async def callback(self, request: Request) -> Response:
+        """The provider sends the browser back: redeem its code, give the client ours."""
+        query = request.query_params
+        pending = await self.store.take("signin", key_of(query.get("state", "")))
+        if pending is None or not _same_browser(request, pending):
+            return _page("Sign-in refused", "This sign-in expired or is not yours.", 400)
+        redirect, state = pending["redirect_uri"], pending["state"]
+        if "code" not in query:
+            return _back(redirect, self.issuer, state, error="access_denied")
+        try:
+            user, upstream = await self.provider.redeem(
+                code=query["code"],
+                verifier=pending["verifier"],
+                redirect=f"{self.base}/oauth/callback",
+                nonce=pending["nonce"],
+            )
+        except ProviderError as exc:
+            logger.warning("sign-in failed at the provider: %s", exc)
+            return _back(redirect, self.issuer, state, error="access_denied")
+        scopes = pending["scopes"]
+        if self.settings.scopes_of is not None:
+            # The user's own rights bound what the client asked and the user consented to.
+            allowed = self.settings.scopes_of(user.claims)
+            if isinstance(allowed, str):
+                raise TypeError("scopes_of returns a collection of scope names, not a str")
+            scopes = sorted(set(scopes) & set(allowed))
+        code = generate_token(48)
+        claims = {k: v for k, v in user.claims.items() if isinstance(v, str | bool)}
+        record: Record = {
+            "client_id": pending["client_id"],
+            "redirect_uri": redirect,
+            "challenge": pending["challenge"],
+            "scopes": scopes,
+            "subject": user.subject,
+            "tenant": user.tenant,
+            "claims": claims,
+            # The provider's own token stays here, for token exchange; no client sees it.
+            "upstream": {k: upstream[k] for k in ("access_token", "expires_in") if k in upstream},
+        }
+        await self.store.put("code", key_of(code), record, _CODE_SECONDS)
+        return _back(redirect, self.issuer, state, code=code)
+
+
+def _same_browser(request: Request, pending: Record) -> bool:
+    return hmac.compare_digest(request.cookies.get(COOKIE, ""), pending["browser"])
+
+
+def _back(redirect: str, issuer: str, state: str | None, **params: Any) -> Response:
+    """Redirects to the client's registered URI with ``params``, its ``state`` and ``iss``."""
+    if state is not None:
+        params["state"] = state
+    params["iss"] = issuer  # RFC 9207: the client knows which server answered
+    joiner = "&" if "?" in redirect else "?"
+    return RedirectResponse(f"{redirect}{joiner}{urlencode(params)}", status_code=303)
+
+
+def _page(title: str, body: str, status: int, *, raw: bool = False) -> HTMLResponse:
+    text = body if raw else f"<p>{html.escape(body)}</p>"
+    document = (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"</head><body><h1>{html.escape(title)}</h1>{text}</body></html>"
+    )
+    return HTMLResponse(document, status_code=status, headers=dict(_PAGE_HEADERS))

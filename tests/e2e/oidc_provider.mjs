@@ -1,0 +1,89 @@
+// A certified OpenID provider (the oidc-provider package) for the sign-in tests, on 127.0.0.1.
+// Usage: node oidc_provider.mjs CLIENT_ID CLIENT_SECRET
+// Prints {"issuer": ...} once listening on a free port, then reads the one redirect URI of
+// its client from stdin (the MCP server's, which needs the issuer to start) and prints
+// {"ready": true}. Every account signs in with any password (the package's development
+// interactions); its claims name the tenant "acme".
+import http from "node:http";
+import readline from "node:readline";
+import Provider from "oidc-provider";
+
+const [clientId, clientSecret] = process.argv.slice(2);
+const EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
+const DOWNSTREAM = "https://ledger.example";
+// Token exchange (RFC 8693) is not built into oidc-provider: this grant exchanges an access
+// token of the facade's client for one of the same user, for DOWNSTREAM only.
+async function exchange(ctx) {
+  const { subject_token: subjectToken, audience } = ctx.oidc.params;
+  const provider = ctx.oidc.provider;
+  const subject = await provider.AccessToken.find(subjectToken);
+  if (!subject || subject.clientId !== ctx.oidc.client.clientId || audience !== DOWNSTREAM) {
+    ctx.status = 400;
+    ctx.body = { error: "invalid_grant", error_description: "no token for that audience" };
+    return;
+  }
+  const token = new provider.AccessToken({
+    accountId: subject.accountId,
+    client: ctx.oidc.client,
+    grantId: subject.grantId,
+    scope: subject.scope,
+    claims: subject.claims,
+    gty: "token_exchange",
+  });
+  ctx.body = {
+    access_token: await token.save(),
+    issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
+    token_type: "Bearer",
+    expires_in: token.expiration,
+  };
+}
+
+const server = http.createServer();
+server.listen(0, "127.0.0.1", () => {
+  const issuer = `http://127.0.0.1:${server.address().port}`;
+  process.stdout.write(JSON.stringify({ issuer }) + "\n");
+  readline.createInterface({ input: process.stdin }).once("line", (redirectUri) => {
+    start(issuer, redirectUri.trim());
+  });
+});
+
+function start(issuer, redirectUri) {
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: [redirectUri],
+        grant_types: ["authorization_code", "refresh_token", EXCHANGE],
+        response_types: ["code"],
+      },
+    ],
+    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"], tenant: ["tenant"] },
+    scopes: ["openid", "email", "profile", "tenant", "offline_access"],
+    findAccount: async (_ctx, id) => ({
+      accountId: id,
+      claims: async () => ({
+        sub: id,
+        email: `${id}@example.com`,
+        email_verified: true,
+        name: id,
+        tenant: "acme",
+      }),
+    }),
+    features: { devInteractions: { enabled: true } },
+    // The test client speaks plain HTTP on loopback; the cookies need no Secure flag there.
+    cookies: { keys: ["a test key, not a secret"] },
+  });
+  provider.registerGrantType(EXCHANGE, exchange, [
+    "subject_token",
+    "subject_token_type",
+    "requested_token_type",
+    "audience",
+    "scope",
+  ]);
+  provider.proxy = false;
+  server.on("request", provider.callback());
+  process.stdout.write(JSON.stringify({ ready: true }) + "\n");
+}
+
+process.on("SIGTERM", () => server.close(() => process.exit(0)));
