@@ -29,7 +29,7 @@ from mcpfusion._present.failures import (
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.response import ToolResponse, view_of
 from mcpfusion._present.statesync import unmatched, with_invalidation
-from mcpfusion._present.style import Audience, Style
+from mcpfusion._present.style import MODEL_DEFAULT, Audience, Style
 from mcpfusion._renderer import APP_MIME_TYPE
 from mcpfusion._surface.prompt import Prompt
 from mcpfusion._surface.resource import CacheScope, Resource
@@ -99,12 +99,13 @@ class Fusion:
             owner, whom a local transport cannot tell from anyone else. ``None``
             (anonymous) by default, which cannot call actions that require scopes.
         data_format: the data format of Presenters that choose none, and of plain values
-            handlers return: ``"json"`` (indented, default), ``"compact"`` or ``"toon"``.
+            handlers return: ``"toon"`` (default), ``"compact"`` or ``"json"`` (indented).
         delimiter: the TOON delimiter there: ``"|"`` (default), ``","`` or ``"\t"``.
-        ui_audience: ``"user"`` sends Presenters' UI blocks for the user's eyes only
-            (``audience: ["user"]``), unless a Presenter says otherwise.
-        definitions: ``"full"`` (default) or ``"lean"``: tool definitions without what
-            costs tokens and tells the model nothing new (``_lean``).
+        ui_audience: ``"user"`` (default) sends Presenters' UI blocks for the user's eyes
+            only (``audience: ["user"]``), ``"all"`` for the model too, unless a Presenter
+            says otherwise.
+        definitions: ``"lean"`` (default): tool definitions without what costs tokens and
+            tells the model nothing new (``_lean``), or ``"full"``.
 
     Define, then serve: ``list_tools()`` and ``call_tool()`` read a catalog of what the app
     serves, built once from its tools (again only if a definition changes it); serving the
@@ -125,7 +126,7 @@ class Fusion:
         data_format: DataFormat | None = None,
         delimiter: Delimiter | None = None,
         ui_audience: Audience | None = None,
-        definitions: Definitions = "full",
+        definitions: Definitions = "lean",
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("a Fusion app needs a non-empty name")
@@ -142,7 +143,7 @@ class Fusion:
         if definitions not in DEFINITIONS:
             raise DefinitionError(f"app '{name}': definitions must be one of {DEFINITIONS}")
         try:
-            self._style = Style(data_format, delimiter, ui_audience)
+            self._style = Style(data_format, delimiter, ui_audience).over(MODEL_DEFAULT)
         except DefinitionError as exc:
             raise DefinitionError(f"app '{name}': {exc}") from None
         self.definitions: Definitions = definitions

@@ -60,7 +60,7 @@ def _tenant(ctx: Context) -> str:
     return str(getattr(ctx, "tenant", "none"))
 
 
-app = Fusion("srv")
+app = Fusion("srv", data_format="json", ui_audience="all", definitions="full")
 rows = app.tool("rows")
 rows.action("get", returns=row_view)(lambda: {"id": 1, "lines": [{"sku": "A"}]})
 rows.action("text")(lambda: "plain")
@@ -224,3 +224,4 @@ def test_from_mcp_refuses_a_result_without_text() -> None:
     """A result with no text content has no blocks to read: a clear error."""
     with pytest.raises(ValueError, match="no text content"):
         CallResult.from_mcp({"content": [{"type": "image", "data": "", "mimeType": "x"}]})
+
