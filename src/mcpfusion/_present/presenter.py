@@ -354,10 +354,10 @@ class Presenter:
             built.finishing(Scrubber(traces).view)
         built.data = select_fields(built.data, self.select_keys, select)
         app = calling_style() if style is None else style
-        chosen = self.style.over(app)  # the Presenter's choices, the app's, the defaults
-        built.data_format = chosen.format
-        built.delimiter = chosen.toon_delimiter
-        built.user_ui = chosen.user_ui
+        own = self.style  # the Presenter's choices first, then the app's, then the defaults
+        built.data_format = own.data_format or app.data_format or "json"
+        built.delimiter = own.delimiter or app.delimiter or "|"
+        built.user_ui = (own.ui_audience or app.ui_audience) == "user"
         return built
 
     def _finishes(self) -> bool:

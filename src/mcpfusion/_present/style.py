@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Final, Literal, get_args
 
@@ -66,11 +64,6 @@ class Style:
         """The TOON delimiter, ``|`` unless chosen."""
         return self.delimiter or "|"
 
-    @property
-    def user_ui(self) -> bool:
-        """Whether UI blocks are for the user's eyes only: only if ``"user"`` is chosen."""
-        return self.ui_audience == "user"
-
 
 APP_DEFAULT: Final = Style()
 """The style of no app (a Presenter presenting alone): every choice left to the defaults."""
@@ -91,11 +84,12 @@ def calling_style() -> Style:
     return _CALLING.get()
 
 
-@contextmanager
-def handler_style(style: Style) -> Iterator[None]:
-    """Makes ``style`` the one a handler's own ``view.present(data, ctx)`` honours."""
-    token = _CALLING.set(style)
-    try:
-        yield
-    finally:
-        _CALLING.reset(token)
+def enter_handler(style: Style) -> Token[Style]:
+    """Makes ``style`` the one a handler's own ``view.present(data, ctx)`` honours; the
+    caller passes the token to ``leave_handler`` when the handler returns."""
+    return _CALLING.set(style)
+
+
+def leave_handler(token: Token[Style]) -> None:
+    """Restores the style that was current before ``enter_handler``."""
+    _CALLING.reset(token)
