@@ -121,7 +121,7 @@ def build_app(secured: bool = False) -> Fusion:
     view.ui(summary_block)
     view.suggest(next_step)
 
-    app = Fusion("bench")
+    app = Fusion("bench", data_format="json", ui_audience="all")  # vs pydantic's JSON below
     tool = app.tool(
         "billing", description="Invoices.", requires={"billing:read"} if secured else ()
     )

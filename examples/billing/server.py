@@ -62,7 +62,7 @@ def create_app(
     db_path: str | os.PathLike[str],
     *,
     data_format: Literal["json", "compact", "toon"] | None = None,
-    ui_audience: Literal["user"] | None = None,
+    ui_audience: Literal["user", "all"] | None = None,
     definitions: Literal["full", "lean"] = "lean",
     review_payments: bool = False,
 ) -> Fusion:
@@ -71,8 +71,8 @@ def create_app(
     Tools ``billing``, ``customers`` and ``reports``; reading needs ``billing:read``,
     ``remind`` and ``mark_paid`` need ``billing:write``. Its tool definitions are lean
     unless told (no token spent on what the model learns elsewhere); ``data_format`` and
-    ``ui_audience`` are the app's choices for its Presenters (indented JSON, UI blocks for
-    everyone, unless given).
+    ``ui_audience`` are the app's choices for its Presenters (the app's defaults, TOON and
+    UI blocks for the user, unless given).
 
     With ``review_payments`` a payment follows a small workflow (``PAYMENT_REVIEW``):
     ``billing.review`` an invoice first, then ``mark_paid`` that very invoice; until the

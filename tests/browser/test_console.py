@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import Any
 
 import anyio
 import pytest
+import toon_format
 
 from examples.billing.server import create_app
 from mcpfusion import ToolResponse
@@ -102,7 +102,7 @@ def test_invoice_list_shows_table_chart_and_the_cli_token_counts(
             )
 
     expected = anyio.run(list_invoices)
-    ids = [row["id"] for row in json.loads(expected.blocks[0])]
+    ids = [row["id"] for row in toon_format.decode(expected.blocks[0])]  # the app's default
     assert len(ids) == 50
     with console("examples.billing.__main__:app", env={"MCPFUSION_BILLING_DB": str(db)}) as url:
         browser.get(url)

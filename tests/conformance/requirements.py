@@ -76,7 +76,8 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "S01.4",
         "An item meant for the user's eyes only carries annotations {audience: [user]}; no other item carries annotations.",
         tests=(
-            "tests/conformance/test_s04_audience.py::test_no_annotation_by_default",
+            "tests/conformance/test_s04_audience.py::test_no_annotation_for_all",
+            "tests/conformance/test_s04_audience.py::test_an_app_sends_ui_blocks_for_the_user_by_default",
             "tests/conformance/test_s04_audience.py::test_ui_and_embeds_for_the_user_but_not_the_notice",
             "tests/unit/_serve/test_sdk.py::test_ui_for_the_user_reaches_the_client_annotated",
         ),

@@ -12,6 +12,10 @@ from mcpfusion._app.app import Fusion
 from mcpfusion._present.presenter import Presenter, suggest
 from mcpfusion._tools.context import Context
 
+PINNED: dict[str, Any] = {"data_format": "json", "ui_audience": "all", "definitions": "full"}
+"""The forms the conformance goldens pin; an app's own defaults are the model's (issue 26),
+pinned by tests/conformance/test_s04_audience.py and tests/unit/_present/test_style.py."""
+
 InvoiceId = Annotated[str, Field(description="Invoice id, e.g. INV-00001", pattern=r"^INV-\d{5}$")]
 
 
@@ -84,7 +88,7 @@ def _invoice_next(invoice: dict[str, Any]) -> Any:
 
 customer_view = Presenter("Customer", Customer)
 
-app = Fusion("billing-server", version="1.2.3", instructions="Use billing for invoices.")
+app = Fusion("billing-server", version="1.2.3", instructions="Use billing for invoices.", **PINNED)
 
 billing = app.tool("billing", description="Invoices and payments.")
 billing.enable_select()

@@ -39,10 +39,15 @@ def listing(**options: Any) -> dict[str, Any]:
     }
 
 
-def test_no_annotation_by_default() -> None:
-    """SPEC §1: without the option, content items are exactly {type, text}."""
-    for result in listing().values():
+def test_no_annotation_for_all() -> None:
+    """SPEC §1: with ui_audience="all", content items are exactly {type, text}."""
+    for result in listing(ui_audience="all").values():
         assert all(set(item) == {"type", "text"} for item in result["content"])
+
+
+def test_an_app_sends_ui_blocks_for_the_user_by_default() -> None:
+    """SPEC §4.3: an app that chooses nothing annotates its UI blocks and embeds for the user."""
+    assert listing() == listing(ui_audience="user")
 
 
 def test_ui_and_embeds_for_the_user_but_not_the_notice() -> None:
@@ -57,7 +62,7 @@ def test_ui_and_embeds_for_the_user_but_not_the_notice() -> None:
 
 def test_a_presenter_choice_wins_over_the_app() -> None:
     """SPEC §4.3: the option is a Presenter's or the app's; the Presenter's comes first."""
-    app = Fusion("srv")
+    app = Fusion("srv", ui_audience="all")
     view = Presenter("Row", Row, ui_audience="user")
     view.ui(lambda row: ui.summary("s"))
     app.tool("t").action("get", returns=view)(lambda: {"id": 1})

@@ -10,6 +10,7 @@ from pydantic import MISSING, BaseModel, RootModel
 
 from mcpfusion import Fusion, Presenter, Suggestion, require_view
 from mcpfusion.testing import FusionTester
+from tests.conformance.sample_app import PINNED
 
 
 class Customer(BaseModel):
@@ -56,7 +57,7 @@ def test_missing_is_absent_everywhere() -> None:
 
 def test_a_root_model_masks_and_selects_as_its_model() -> None:
     """SPEC §5.1, §11: a RootModel over a model offers and masks the model's fields."""
-    app = Fusion("srv")
+    app = Fusion("srv", **PINNED)
     tool = app.tool("customers").enable_select()
     tool.action("get", returns=Presenter("Customer", Wrapped))(lambda: rows()[0])
     enum = app.list_tools()[0]["inputSchema"]["properties"]["_select"]["items"]["enum"]

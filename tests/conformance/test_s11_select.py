@@ -11,6 +11,7 @@ from mcpfusion import DefinitionError, ui
 from mcpfusion._app.app import Fusion
 from mcpfusion._present.presenter import Presenter
 from mcpfusion.testing import FusionTester
+from tests.conformance.sample_app import PINNED
 from tests.conformance.sample_app import app as sample_app
 
 pytestmark = pytest.mark.anyio
@@ -43,7 +44,7 @@ def _card(user: Any) -> Any:
 
 USER = {"name": "Ada", "email": "ada@example.com", "role": "admin"}
 
-app = Fusion("t")
+app = Fusion("t", **PINNED)
 users = app.tool("users").enable_select()
 users.action("get", returns=user_view)(lambda: USER)
 users.action("list", returns=user_view)(lambda: [USER, {**USER, "name": "Bob"}])
@@ -72,7 +73,7 @@ def test_select_is_optional() -> None:
 
 def test_select_needs_a_response_schema() -> None:
     """SPEC §11: enable_select() on a tool whose actions have no response schema is an error."""
-    bare = Fusion("t")
+    bare = Fusion("t", **PINNED)
     bare.tool("t").enable_select().action("a")(lambda: None)
     with pytest.raises(DefinitionError, match="enable_select"):
         bare.list_tools()
@@ -172,7 +173,7 @@ class Pair(BaseModel):
 
 async def test_wrapped_structured_result_ignores_select() -> None:
     """SPEC §11/§12: a wrapped result has no top-level keys, so `_select` leaves it whole."""
-    flat = Fusion("t")
+    flat = Fusion("t", **PINNED)
     tool = flat.tool("r", exposition="flat").enable_select()
     tool.action("one", output_schema=Pair)(lambda: {"a": 1})
     tool.action("many", output_schema=list[int])(lambda: [1, 2])

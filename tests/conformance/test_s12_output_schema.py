@@ -21,6 +21,7 @@ from mcpfusion import (
 from mcpfusion._app.app import Fusion
 from mcpfusion._present.response import ToolResponse
 from mcpfusion.testing import FusionTester
+from tests.conformance.sample_app import PINNED
 
 pytestmark = pytest.mark.anyio
 
@@ -46,7 +47,7 @@ class TotalRecord:
 
 
 def _app(value: Any, schema: Any = Total) -> Fusion:
-    app = Fusion("t")
+    app = Fusion("t", **PINNED)
     app.tool("t").action("a", output_schema=schema)(lambda: value)
     return app
 
@@ -126,7 +127,7 @@ async def test_handler_built_structured_content_is_the_schemas_view(value: Any) 
 
 async def test_select_trims_handler_built_structured_content() -> None:
     """SPEC §11/§12: `_select` trims structured content the handler built itself too."""
-    app = Fusion("t")
+    app = Fusion("t", **PINNED)
     built = success_structured({"currency": "EUR", "cents": 5})
     app.tool("t").enable_select().action("a", output_schema=Total)(lambda: built)
     result = await FusionTester(app).call("t", "a", _select=["cents"])
@@ -161,7 +162,7 @@ async def test_mismatch_is_internal_error(value: Any, caplog: pytest.LogCaptureF
 
 def test_grouped_tool_advertises_only_when_every_action_declares() -> None:
     """SPEC §12: a grouped tool without an output schema on every action has no outputSchema."""
-    app = Fusion("t")
+    app = Fusion("t", **PINNED)
     tool = app.tool("t")
     tool.action("a", output_schema=Total)(lambda: None)
     tool.action("b")(lambda: None)
@@ -170,7 +171,7 @@ def test_grouped_tool_advertises_only_when_every_action_declares() -> None:
 
 def test_grouped_tool_with_one_shared_schema() -> None:
     """SPEC §12: actions declaring the same schema advertise it as it is."""
-    app = Fusion("t")
+    app = Fusion("t", **PINNED)
     tool = app.tool("t")
     tool.action("a", output_schema=Total)(lambda: None)
     tool.action("b", output_schema=Total)(lambda: None)
@@ -179,7 +180,7 @@ def test_grouped_tool_with_one_shared_schema() -> None:
 
 def test_select_relaxes_top_level_required() -> None:
     """SPEC §11/§12: with `_select` the advertised top-level keys are no longer promised."""
-    app = Fusion("t")
+    app = Fusion("t", **PINNED)
     app.tool("t").enable_select().action("a", output_schema=Total)(lambda: None)
     assert "required" not in app.list_tools()[0]["outputSchema"]
 
@@ -187,7 +188,7 @@ def test_select_relaxes_top_level_required() -> None:
 @pytest.mark.parametrize("how", ["raised", "returned"])
 async def test_a_warning_on_a_structured_action_is_sent_as_an_error(how: str) -> None:
     """SPEC §12: a warning carries no structured content, so it goes out with isError."""
-    app = Fusion("srv")
+    app = Fusion("srv", **PINNED)
 
     @app.tool("t").action("a", output_schema=Total)
     def warn() -> Any:
@@ -204,7 +205,7 @@ async def test_a_warning_on_a_structured_action_is_sent_as_an_error(how: str) ->
 
 async def test_a_warning_elsewhere_is_not_an_error() -> None:
     """SPEC §9: without an output schema a warning keeps isError false."""
-    app = Fusion("srv")
+    app = Fusion("srv", **PINNED)
 
     @app.tool("t").action("a")
     def warn() -> None:
@@ -222,7 +223,7 @@ def test_an_output_schema_that_allows_extra_fields_is_refused() -> None:
         model_config = ConfigDict(extra="allow")
         cents: int
 
-    tool = Fusion("srv").tool("t")
+    tool = Fusion("srv", **PINNED).tool("t")
     with pytest.raises(DefinitionError, match=r"sets extra='allow'"):
         tool.action("a", output_schema=Open)(lambda: {"cents": 1})
     with pytest.raises(DefinitionError, match=r"sets extra='allow'"):

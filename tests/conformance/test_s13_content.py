@@ -20,6 +20,7 @@ from mcpfusion import (
     ui,
 )
 from mcpfusion.testing import FusionTester
+from tests.conformance.sample_app import PINNED
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -65,7 +66,7 @@ def test_other_content_follows_every_text_block_in_order_added() -> None:
 
 def test_a_handler_returning_content_sends_it_alone() -> None:
     """Rule 4: an image, or a list of only content items, is the content, without text."""
-    app = Fusion("app")
+    app = Fusion("app", **PINNED)
     tool = app.tool("t")
     tool.action("one", returns=presenter())(lambda: Image(PNG))
     tool.action("many")(lambda: [Image(PNG), EmbeddedResource("x://r", blob=b"\x00")])
@@ -86,7 +87,7 @@ def test_a_handler_returning_content_sends_it_alone() -> None:
 
 def test_a_presenter_ui_callback_attaches_an_image_after_the_text() -> None:
     """ui.image from a UI callback is attached; the UI block list holds the markdown only."""
-    app = Fusion("app")
+    app = Fusion("app", **PINNED)
     app.tool("t").action("a", returns=presenter())(lambda: {"a": 1})
     result = FusionTester(app).call_sync("t", "a")
     assert [b.type for b in result.ui_blocks] == ["markdown"]
@@ -97,7 +98,7 @@ def test_a_presenter_ui_callback_attaches_an_image_after_the_text() -> None:
 def test_a_resource_read_sends_the_blocks_in_order_typed_by_format() -> None:
     """A read: the data block first as JSON (TOON when chosen), other blocks as text, then
     the image; bytes are one blob."""
-    app = Fusion("app")
+    app = Fusion("app", **PINNED)
     app.resource("x://thing/{a}", returns=presenter())(lambda a: {"a": a})
     toon = Presenter("Thing", Thing, data_format="toon")
     app.resource("x://toon", returns=toon)(lambda: [{"a": 1}])

@@ -22,8 +22,8 @@ from mcpfusion._app.app import Fusion
 from mcpfusion._present.presenter import Presenter
 from mcpfusion.testing import FusionTester
 from tests.conformance.golden import assert_golden
+from tests.conformance.sample_app import PINNED, void_invoice
 from tests.conformance.sample_app import app as sample_app
-from tests.conformance.sample_app import void_invoice
 
 pytestmark = pytest.mark.anyio
 
@@ -79,7 +79,7 @@ def test_grouped_schema_layout() -> None:
 
 def test_parameter_required_by_every_action_is_top_level_required() -> None:
     """SPEC §13: top-level `required` holds the parameters every action requires."""
-    app = Fusion("t")
+    app = Fusion("t", **PINNED)
     tool = app.tool("t")
 
     @tool.action
@@ -96,7 +96,7 @@ def test_parameter_required_by_every_action_is_top_level_required() -> None:
 
 def test_mixed_requirement_is_described() -> None:
     """SPEC §13: a parameter optional in one action and required in another says both."""
-    app = Fusion("t")
+    app = Fusion("t", **PINNED)
     tool = app.tool("t")
 
     @tool.action
@@ -111,7 +111,7 @@ def test_mixed_requirement_is_described() -> None:
 
 def test_conflicting_parameter_types_rejected_at_definition() -> None:
     """SPEC §13: the same name with incompatible types in two actions raises when defined."""
-    tool = Fusion("t").tool("t")
+    tool = Fusion("t", **PINNED).tool("t")
 
     @tool.action
     def a(limit: int) -> None: ...
@@ -126,7 +126,7 @@ def test_conflicting_parameter_types_rejected_at_definition() -> None:
 
 def test_flat_names_use_the_separator() -> None:
     """SPEC §13: flat exposition lists one tool per action, named {tool}{sep}{action}."""
-    app = Fusion("t")
+    app = Fusion("t", **PINNED)
     tool = app.tool("crm", exposition="flat", separator=".")
 
     @tool.action
@@ -163,7 +163,7 @@ def test_flat_names_use_the_separator() -> None:
 )
 def test_annotations_aggregate(flags: list[Hints], expected: dict[str, bool]) -> None:
     """SPEC §13: readOnly when all are, destructive when any is, idempotent when all are."""
-    app = Fusion("t")
+    app = Fusion("t", **PINNED)
     tool = app.tool("t")
     for index, options in enumerate(flags):
         tool.action(f"a{index}", **options)(lambda: None)
@@ -198,7 +198,7 @@ BUILT = success({"prebuilt": True})
 
 
 def _returns(value: Any) -> Fusion:
-    app = Fusion("t")
+    app = Fusion("t", **PINNED)
     tool = app.tool("t")
     tool.action("plain")(lambda: value)
     tool.action("presented", returns=Presenter("Row", Row, rules=["r"]))(lambda: value)

@@ -18,6 +18,7 @@ from mcpfusion import (
     ui,
 )
 from mcpfusion.testing import CallResult, FusionTester
+from tests.conformance.sample_app import PINNED
 
 
 class Thing(BaseModel):
@@ -40,7 +41,7 @@ def returned(value: Any) -> tuple[CallResult, list[Any]]:
         seen.append(data)
         return "presented"
 
-    app = Fusion("app")
+    app = Fusion("app", **PINNED)
     app.tool("t").action("a", returns=view)(lambda: value)
     return FusionTester(app).call_sync("t", "a"), seen
 

@@ -11,12 +11,13 @@ from mcpfusion._present.statesync import matches, state_name
 from mcpfusion.testing import FakeClient, FusionTester
 from mcpfusion.wire import parse
 from tests.conformance.golden import assert_golden
+from tests.conformance.sample_app import PINNED
 
 pytestmark = pytest.mark.anyio
 
 
 def _billing() -> Fusion:
-    app = Fusion("shop")
+    app = Fusion("shop", **PINNED)
     billing = app.tool("billing", description="Invoices.")
     reports = app.tool("reports", description="Reports.")
 
@@ -64,7 +65,7 @@ async def test_builder_entries_come_first_and_the_block_is_last() -> None:
 
 async def test_a_builder_returned_by_an_action_is_caused_by_it() -> None:
     """Entries a handler adds without a cause name its action."""
-    app = Fusion("shop")
+    app = Fusion("shop", **PINNED)
     billing = app.tool("billing", description="Invoices.")
 
     @billing.action
@@ -114,7 +115,7 @@ def test_entries_follow_the_bullet_rules() -> None:
 
 def test_patterns_matching_nothing_are_a_definition_error() -> None:
     """A pattern that matches no state name stops the app, naming the known ones."""
-    app = Fusion("shop")
+    app = Fusion("shop", **PINNED)
     tool = app.tool("billing")
 
     @tool.action(invalidates=["reports.*"])
@@ -127,7 +128,7 @@ def test_patterns_matching_nothing_are_a_definition_error() -> None:
 
 def test_bad_patterns_and_options_raise_where_written() -> None:
     """Malformed patterns, invalidates on a read-only action, stale with fresh_for raise."""
-    tool = Fusion("shop").tool("billing")
+    tool = Fusion("shop", **PINNED).tool("billing")
     with pytest.raises(DefinitionError, match="dot-separated names"):
         tool.action("a", invalidates=["billing.**"])(lambda: None)
     with pytest.raises(DefinitionError, match="read-only action changes nothing"):
@@ -158,12 +159,12 @@ def test_freshness_markers_in_every_description_form() -> None:
     grouped = {t["name"]: t["description"] for t in app.list_tools()}
     assert_golden("s15_grouped_description.txt", grouped["billing"] + "\n\n" + grouped["reports"])
 
-    toon = Fusion("t")
+    toon = Fusion("t", **PINNED)
     tool = toon.tool("feed", description="Feed.")
     tool.toon_description()
     tool.action("latest", read_only=True, stale=True, description="Latest items.")(lambda: None)
     tool.action("rates", read_only=True, fresh_for=2.5, description="Rates.")(lambda: None)
-    flat = Fusion("f")
+    flat = Fusion("f", **PINNED)
     ftool = flat.tool("feed", exposition="flat", instructions="Use sparingly.")
     ftool.action("latest", stale=True, read_only=True, description="Latest items.")(lambda: None)
     texts = [toon.list_tools()[0]["description"], flat.list_tools()[0]["description"]]

@@ -29,7 +29,8 @@ from mcpfusion import (
     user,
 )
 
-app = Fusion("mcp-conformance-test-server", version="1.0.0")
+# The suite's scenarios expect JSON text where a resource returns data.
+app = Fusion("mcp-conformance-test-server", version="1.0.0", data_format="json")
 
 # Flat exposition lists each action as its own MCP tool, named `test_<action>`.
 test = app.tool("test", exposition="flat")

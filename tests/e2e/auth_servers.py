@@ -162,7 +162,7 @@ def claims(resource: str, **changes: Any) -> dict[str, Any]:
 
 def secured_app() -> Fusion:
     """An app with a read action and a write action that needs ``billing:write``."""
-    app = Fusion("secured")
+    app = Fusion("secured", data_format="json", ui_audience="all", definitions="full")
     billing = app.tool("billing", description="Invoices.", requires={"billing:read"})
 
     @billing.action(read_only=True)

@@ -27,7 +27,9 @@ async def lifespan(app: Fusion) -> AsyncIterator[dict[str, int]]:
         _note("stop")
 
 
-app = Fusion("lifespan", lifespan=lifespan)
+app = Fusion(
+    "lifespan", data_format="json", ui_audience="all", definitions="full", lifespan=lifespan
+)
 
 
 @app.tool("ops", exposition="flat").action

@@ -108,7 +108,16 @@ def _directives(data: Any) -> str:
     return "Show amounts as currency, never raw cents."
 
 
-app = Fusion("sample", version="1.2.3", instructions="Sample app of the end-to-end tests.")
+# The forms these tests pin byte for byte (indented JSON, UI for everyone, full
+# definitions); the app defaults are pinned over stdio and HTTP by test_billing_e2e.
+app = Fusion(
+    "sample",
+    version="1.2.3",
+    instructions="Sample app of the end-to-end tests.",
+    data_format="json",
+    ui_audience="all",
+    definitions="full",
+)
 
 billing = app.tool("billing", description="Invoices: read, export, annotate.")
 billing.enable_select()

@@ -24,7 +24,7 @@ class Book(BaseModel):
 
 book_view = Presenter("Book", schema=Book, rules=["pages counts printed pages."])
 
-app = Fusion("shelf", version="0.1.0")
+app = Fusion("shelf", data_format="json", ui_audience="all", definitions="full", version="0.1.0")
 app.tool("books", description="Book lookups.").action("count", read_only=True)(lambda: len(BOOKS))
 app.resource(
     "shelf://readme", name="readme", mime_type="text/plain", description="What the shelf holds."

@@ -13,7 +13,7 @@ class Why(BaseModel):
     reason: str
 
 
-app = Fusion("surface", version="1.0.0")
+app = Fusion("surface", data_format="json", ui_audience="all", definitions="full", version="1.0.0")
 talk = app.tool("talk", description="Talks to the client.")
 
 

@@ -13,7 +13,11 @@ from tests.e2e.servers import REPO
 
 pytestmark = pytest.mark.e2e
 
-_CALL_TOTAL = re.compile(r"^── total: (\d+) blocks? · (\d+) tokens · isError=(true|false)", re.M)
+_CALL_TOTAL = re.compile(
+    r"^── total: (\d+) blocks? · (\d+) tokens(?: \(\d+ read by the model\))? · "
+    r"isError=(true|false)",
+    re.M,
+)
 _SESSION = re.compile(r"━━ (\d+) calls · (\d+) blocks · (\d+) tokens \(o200k\) · (\d+) error")
 
 

@@ -117,7 +117,7 @@ async def test_cli_allowed_host_switches_protection_on() -> None:
 
 def _polling_app() -> Fusion:
     """A tool that closes its SSE stream mid-call and goes on (SEP-1699 polling)."""
-    app = Fusion("polling")
+    app = Fusion("polling", data_format="json", ui_audience="all", definitions="full")
 
     @app.tool("poll").action(read_only=True)
     async def run(ctx: Context) -> str:

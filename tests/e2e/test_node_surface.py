@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
+import toon_format
 
 from examples.billing import demo_keys
 from tests.e2e.billing_session import ROOT, HttpServer
@@ -60,8 +61,8 @@ def check(printed: dict[str, Any]) -> None:
         "billing://invoices/{invoice_id}",
     ]
     contents = printed["read"]["result"]["contents"]
-    assert contents[0]["mimeType"] == "application/json"
-    assert json.loads(contents[0]["text"])["id"] == "INV-00001"
+    assert contents[0]["mimeType"] == "text/toon"  # the example's default data format
+    assert toon_format.decode(contents[0]["text"])["id"] == "INV-00001"
     assert printed["missing"]["error"]["code"] == -32602
     assert "does not exist" in printed["missing"]["error"]["message"]
     assert printed["prompts"]["result"]["prompts"][0]["name"] == "collections_call"

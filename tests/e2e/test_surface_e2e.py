@@ -12,6 +12,7 @@ from typing import Any
 
 import anyio
 import pytest
+import toon_format
 from mcp import Client, StdioServerParameters, types
 from mcp.client.context import ClientRequestContext
 from mcp.client.session import IncomingMessage
@@ -198,7 +199,7 @@ async def test_mark_paid_asks_before_paying(transport: str, mode: str, tmp_path:
         "NOT_CONFIRMED",
     ]
     assert declined.view.invalidations == cancelled.view.invalidations == ()
-    assert accepted.view.data["status"] == "paid"
+    assert toon_format.decode(accepted.view.data)["status"] == "paid"  # TOON: the default
     assert accepted.view.invalidations == ("billing.*", "reports.*")
 
 

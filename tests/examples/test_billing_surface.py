@@ -32,11 +32,11 @@ async def tester(tmp_path: Path) -> AsyncIterator[FusionTester]:
 
 
 async def test_the_invoice_resource_sends_what_get_invoice_sends(tester: FusionTester) -> None:
-    """A read's contents are the tool's blocks, byte for byte, the data block first as JSON."""
+    """A read's contents are the tool's blocks, byte for byte, the data block first as TOON."""
     read = await tester.read_resource("billing://invoices/INV-00001")
     tool = await tester.call("billing", "get_invoice", invoice_id="INV-00001")
     assert [c["text"] for c in read.contents] == list(tool.blocks)
-    assert [c["mimeType"] for c in read.contents][:2] == ["application/json", "text/plain"]
+    assert [c["mimeType"] for c in read.contents][:2] == ["text/toon", "text/plain"]
     assert {c["uri"] for c in read.contents} == {"billing://invoices/INV-00001"}
     assert read.cache_scope == "private"
 

@@ -100,7 +100,9 @@ def find(user_id: int) -> dict[str, Any]:
 
 def reference_app() -> Fusion:
     """An mcpfusion app serving the same Presenter (flat tools ``users_get_user``, ...)."""
-    app = Fusion("reference")
+    # An integration's Presenter presents outside an app: the standalone forms (indented
+    # JSON, UI blocks for everyone), which an app takes only when told.
+    app = Fusion("reference", data_format="json", ui_audience="all")
     users = app.tool("users", description="Users.", exposition="flat")
 
     @users.action("get_user", returns=user_view, read_only=True)

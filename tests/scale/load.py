@@ -21,10 +21,12 @@ from typing import Any
 
 import anyio
 import httpx2
+import toon_format
 
 from examples.billing import demo_keys
 from examples.billing.db import BillingDB
 from examples.billing.seed import MAIN_TENANT
+from mcpfusion.wire import neutralize
 
 KEY = demo_keys.NORTHWIND_WRITE
 CALL_TIMEOUT = 30.0
@@ -174,8 +176,10 @@ def check(call: Call, result: dict[str, Any]) -> str | None:
     """What is wrong with an answer, or ``None``."""
     if result.get("isError"):
         return f"{call.arguments}: error {result['content'][0]['text'][:200]!r}"
-    data = json.loads(result["content"][0]["text"])
+    data = toon_format.decode(result["content"][0]["text"])  # the example's default format
     for key, value in call.expected.items():
+        # TOON neutralizes reserved tags as text (SPEC §7): a hostile name arrives inert.
+        value = neutralize(value) if isinstance(value, str) else value
         if data.get(key) != value:
             return f"{call.arguments}: {key} is {data.get(key)!r}, not {value!r}"
     return None

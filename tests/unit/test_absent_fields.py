@@ -106,7 +106,7 @@ def test_plain_data_and_structured_content_leave_missing_out() -> None:
 
 def served_text(value: Any) -> str:
     """The data block an action returning ``value`` sends."""
-    app = Fusion("srv")
+    app = Fusion("srv", data_format="json", ui_audience="all", definitions="full")
     tool = app.tool("t")
     tool.action("get")(lambda: value)
     return FusionTester(app).call_sync("t", "get").text
@@ -114,7 +114,7 @@ def served_text(value: Any) -> str:
 
 async def test_a_tool_returning_missing_rows_is_not_an_internal_error() -> None:
     """Through a tool, valid rows with absent fields are data, not INTERNAL_ERROR."""
-    app = Fusion("srv")
+    app = Fusion("srv", data_format="json", ui_audience="all", definitions="full")
     tool = app.tool("people")
 
     @tool.action(returns=Presenter("Person", Person, data_format="compact"), read_only=True)
@@ -128,7 +128,7 @@ async def test_a_tool_returning_missing_rows_is_not_an_internal_error() -> None:
 
 async def test_structured_output_leaves_missing_out() -> None:
     """An output-schema action whose model has a MISSING field sends it absent."""
-    app = Fusion("srv")
+    app = Fusion("srv", data_format="json", ui_audience="all", definitions="full")
     tool = app.tool("people")
 
     @tool.action(output_schema=PersonModel, read_only=True)
@@ -153,7 +153,7 @@ def test_root_model_schema_is_seen_through() -> None:
 
 async def test_root_model_select_enum_names_the_model_fields() -> None:
     """Through a tool, _select lists and accepts the model's own field names."""
-    app = Fusion("srv")
+    app = Fusion("srv", data_format="json", ui_audience="all", definitions="full")
     tool = app.tool("people").enable_select()
 
     @tool.action(returns=Presenter("Person", Wrapped), read_only=True)

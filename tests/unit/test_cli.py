@@ -18,7 +18,7 @@ from mcpfusion.cli import UsageError, build_parser, http_options, load_app, main
 APP_SOURCE = '''
 from mcpfusion._app.app import Fusion
 
-app = Fusion("tiny", version="0.0.1")
+app = Fusion("tiny", data_format="json", ui_audience="all", definitions="full", version="0.0.1")
 other = 42
 tool = app.tool("math", description="Arithmetic.")
 

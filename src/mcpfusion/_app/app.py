@@ -18,7 +18,7 @@ from mcpfusion._app.workflow import Workflow
 from mcpfusion._errors import DefinitionError
 from mcpfusion._identity import Identity
 from mcpfusion._present.response import ToolResponse
-from mcpfusion._present.style import Audience, Style
+from mcpfusion._present.style import MODEL_DEFAULT, Audience, Style
 from mcpfusion._surface.surface import Outcome, Surface
 from mcpfusion._tools.action import Action
 from mcpfusion._tools.caller_state import APP_CALLER_STORE, MemoryCallerStore
@@ -67,12 +67,13 @@ class Fusion(Listings, Surfaces):
             owner, whom a local transport cannot tell from anyone else. ``None``
             (anonymous) by default, which cannot call actions that require scopes.
         data_format: the data format of Presenters that choose none, and of plain values
-            handlers return: ``"json"`` (indented, default), ``"compact"`` or ``"toon"``.
+            handlers return: ``"toon"`` (default), ``"compact"`` or ``"json"`` (indented).
         delimiter: the TOON delimiter there: ``"|"`` (default), ``","`` or ``"\t"``.
-        ui_audience: ``"user"`` sends Presenters' UI blocks for the user's eyes only
-            (``audience: ["user"]``), unless a Presenter says otherwise.
-        definitions: ``"full"`` (default) or ``"lean"``: tool definitions without what
-            costs tokens and tells the model nothing new (``_lean``).
+        ui_audience: ``"user"`` (default) sends Presenters' UI blocks for the user's eyes
+            only (``audience: ["user"]``), ``"all"`` for the model too, unless a Presenter
+            says otherwise.
+        definitions: ``"lean"`` (default): tool definitions without what costs tokens and
+            tells the model nothing new (``_lean``), or ``"full"``.
         title: the name clients show people (``serverInfo.title``); ``name`` is the
             identifier.
         description: what the server does, for people (``serverInfo.description``).
@@ -102,7 +103,7 @@ class Fusion(Listings, Surfaces):
         data_format: DataFormat | None = None,
         delimiter: Delimiter | None = None,
         ui_audience: Audience | None = None,
-        definitions: Definitions = "full",
+        definitions: Definitions = "lean",
         title: str | None = None,
         description: str | None = None,
         website_url: str | None = None,
@@ -133,7 +134,7 @@ class Fusion(Listings, Surfaces):
         if definitions not in DEFINITIONS:
             raise DefinitionError(f"app '{name}': definitions must be one of {DEFINITIONS}")
         try:
-            self._style = Style(data_format, delimiter, ui_audience)
+            self._style = Style(data_format, delimiter, ui_audience).over(MODEL_DEFAULT)
         except DefinitionError as exc:
             raise DefinitionError(f"app '{name}': {exc}") from None
         self.definitions: Definitions = definitions

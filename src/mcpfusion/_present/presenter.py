@@ -20,7 +20,7 @@ from mcpfusion._present.models import schema_from_model
 from mcpfusion._present.omission import plan_of
 from mcpfusion._present.redaction import DEFAULT_CENSOR, Censor, Redaction, Scrubber, Traces
 from mcpfusion._present.response import ToolResponse
-from mcpfusion._present.style import APP_DEFAULT, Audience, Style
+from mcpfusion._present.style import Audience, Style, calling_style
 from mcpfusion._wire.datablock import DataFormat, Delimiter, select_fields
 from mcpfusion._wire.format import TRUNCATION_NOTICE
 from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
@@ -119,11 +119,12 @@ class Presenter:
         directives: static ``<llm_directives>`` entries.
         suggestions: static next actions, sent with every response; an app checks their
             targets when it builds its catalog.
-        data_format: ``"json"`` (indented), ``"compact"`` or ``"toon"``; the app's choice
-            (indented JSON unless it says) when not given.
+        data_format: ``"toon"``, ``"compact"`` or ``"json"`` (indented); the app's choice
+            (TOON unless it says) when not given; indented JSON presenting outside an app.
         delimiter: the TOON delimiter, ``"|"``, ``","`` or ``"\t"``; the app's when not given.
         ui_audience: ``"user"`` sends UI blocks and embeds for the user's eyes only (MCP's
-            ``audience: ["user"]``); the app's when not given.
+            ``audience: ["user"]``), ``"all"`` for the model too; the app's when not given
+            (``"user"`` unless it says); for everyone presenting outside an app.
         omit_none: leave out ``None`` values of fields declared optional with a ``None``
             default (``_omission``).
         redact: paths of fields to redact (SPEC §16): ``"ssn"``, ``"*.email"``,
@@ -342,11 +343,14 @@ class Presenter:
         ctx: Any = None,
         select: Iterable[str] | None = None,
         *,
-        style: Style = APP_DEFAULT,
+        style: Style | None = None,
     ) -> ToolResponse:
         """Renders ``data`` through the SPEC §5.1 pipeline into a built response.
 
-        ``style`` is the app's: it decides what this Presenter leaves open.
+        ``style`` is the app's: it decides what this Presenter leaves open. Not given, it
+        is the style of the app whose handler is running (so a handler's own
+        ``view.present(data, ctx)`` honours ``Fusion(data_format=..., ui_audience=...)``),
+        and the defaults outside one.
 
         Raises:
             PresenterError: if the data does not fit the schema or a callback fails.
@@ -363,7 +367,7 @@ class Presenter:
         ctx: Any = None,
         select: Iterable[str] | None = None,
         *,
-        style: Style = APP_DEFAULT,
+        style: Style | None = None,
     ) -> ResponseBuilder:
         """Like ``present`` but returns the builder, for a caller that adds more parts.
 
@@ -378,10 +382,11 @@ class Presenter:
         if traces:
             built.finishing(Scrubber(traces).view)
         built.data = select_fields(built.data, self.select_keys, select)
+        app = calling_style() if style is None else style
         own = self.style  # the Presenter's choices first, then the app's, then the defaults
-        built.data_format = own.data_format or style.data_format or "json"
-        built.delimiter = own.delimiter or style.delimiter or "|"
-        built.user_ui = (own.ui_audience or style.ui_audience) == "user"
+        built.data_format = own.data_format or app.data_format or "json"
+        built.delimiter = own.delimiter or app.delimiter or "|"
+        built.user_ui = (own.ui_audience or app.ui_audience) == "user"
         return built
 
     def _finishes(self) -> bool:

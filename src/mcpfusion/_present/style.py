@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Final, Literal, get_args
 
 from mcpfusion._errors import DefinitionError
 from mcpfusion._wire.datablock import DATA_FORMATS, DELIMITERS, DataFormat, Delimiter
 
-Audience = Literal["user"]
-"""Who UI blocks are for when not everyone: ``"user"`` (MCP's ``audience: ["user"]``)."""
+Audience = Literal["user", "all"]
+"""Who UI blocks are for: ``"user"`` (MCP's ``audience: ["user"]``) or ``"all"`` (no annotation)."""
 
 AUDIENCES: Final[tuple[Audience, ...]] = get_args(Audience)
 
@@ -18,14 +19,16 @@ AUDIENCES: Final[tuple[Audience, ...]] = get_args(Audience)
 class Style:
     """How a Presenter's responses are written; ``None`` leaves the choice to the app.
 
-    The app's own style fills what a Presenter leaves open, and the defaults fill the rest:
-    indented JSON, the ``|`` TOON delimiter, UI blocks for everyone.
+    The app's own style fills what a Presenter leaves open; an app that chooses nothing has
+    ``MODEL_DEFAULT``. Outside an app (a Presenter presenting alone, the human views) the
+    defaults are indented JSON, the ``|`` TOON delimiter and UI blocks for everyone.
 
     Attributes:
         data_format: ``"json"`` (indented), ``"compact"`` or ``"toon"`` (SPEC §3, §10).
         delimiter: the TOON delimiter: ``"|"``, ``","`` or ``"\\t"``.
         ui_audience: ``"user"`` annotates UI blocks and embeds ``audience: ["user"]``, for
-            hosts that show them to the user without sending them to the model.
+            hosts that show them to the user without sending them to the model; ``"all"``
+            leaves them unannotated, for the model too.
 
     Raises:
         DefinitionError: on a value outside the choices above.
@@ -63,4 +66,30 @@ class Style:
 
 
 APP_DEFAULT: Final = Style()
-"""The style of an app that sets none: every choice left to the defaults."""
+"""The style of no app (a Presenter presenting alone): every choice left to the defaults."""
+
+MODEL_DEFAULT: Final = Style("toon", "|", "user")
+"""What an app chooses when it is told nothing, for the model that reads its answers.
+
+TOON carries the data of compact JSON in fewer tokens (SPEC §10), and UI blocks go to the
+user only: they restate the data block, which the model would otherwise read twice.
+"""
+
+_CALLING: ContextVar[Style] = ContextVar("mcpfusion_app_style", default=APP_DEFAULT)
+"""The style of the app whose handler is running, for Presenters it calls itself."""
+
+
+def calling_style() -> Style:
+    """The app's style inside one of its handlers; ``APP_DEFAULT`` anywhere else."""
+    return _CALLING.get()
+
+
+def enter_handler(style: Style) -> Token[Style]:
+    """Makes ``style`` the one a handler's own ``view.present(data, ctx)`` honours; the
+    caller passes the token to ``leave_handler`` when the handler returns."""
+    return _CALLING.set(style)
+
+
+def leave_handler(token: Token[Style]) -> None:
+    """Restores the style that was current before ``enter_handler``."""
+    _CALLING.reset(token)

@@ -195,7 +195,7 @@ class Resource:
             return self.mime_type
         if self.presenter is not None:
             style = self.presenter.style.over(self.action.style)
-            return FORMAT_MIME[style.data_format or "json"]
+            return FORMAT_MIME[style.format]
         return None
 
     def contents(self, uri: str, value: Any, response: ToolResponse | None) -> list[dict[str, Any]]:

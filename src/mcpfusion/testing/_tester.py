@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Mapping
+from enum import Enum
 from types import TracebackType
 from typing import Any, Literal, Self
 
@@ -17,6 +18,12 @@ from mcpfusion._tools.client import ClientChannel
 from mcpfusion._tools.context import ContextFactory
 from mcpfusion._tools.schema import DISCRIMINATOR
 from mcpfusion.testing._result import CallResult, ProgressEvent
+
+
+class _Local(Enum):
+    """The default caller of a tester: the app's ``local_identity``."""
+
+    CALLER = "local"
 
 
 class FusionTester:
@@ -37,8 +44,10 @@ class FusionTester:
         app: the application under test.
         context: a context factory used instead of the app's (for fakes).
         meta: request metadata every call carries.
-        identity: the caller of every call (``None``: anonymous); ``as_caller`` makes a
-            tester for another one.
+        identity: the caller of every call; by default the app's ``local_identity``, the
+            caller over stdio and ``mcpfusion call`` (anonymous when it sets none), so a
+            scoped app lists its tools as it does locally; ``None``: anonymous.
+            ``as_caller`` makes a tester for another one.
         client: the client on the other end (a ``FakeClient``), for handlers that log,
             ask the user, sample or list roots; none by default (they find no client).
     """
@@ -49,11 +58,11 @@ class FusionTester:
         *,
         context: ContextFactory | None = None,
         meta: Mapping[str, Any] | None = None,
-        identity: Identity | None = None,
+        identity: Identity | Literal[_Local.CALLER] | None = _Local.CALLER,
         client: ClientChannel | None = None,
     ) -> None:
         self.app = app
-        self.identity = identity
+        self.identity = app.local_identity if identity is _Local.CALLER else identity
         self.client = client
         self._context = context
         self._meta = meta

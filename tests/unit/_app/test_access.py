@@ -28,7 +28,7 @@ class Invoice(BaseModel):
 
 def billing_app() -> Fusion:
     """A grouped tool whose write actions need billing:write, and a flat admin tool."""
-    app = Fusion("billing")
+    app = Fusion("billing", data_format="json", ui_audience="all", definitions="full")
     view = Presenter("Invoice", Invoice)
     billing = app.tool("billing", description="Invoices.", requires={"billing:read"})
     billing.enable_select()
@@ -127,7 +127,7 @@ async def test_routing_errors_list_only_what_the_caller_sees() -> None:
 
 def test_requires_is_a_set_of_scope_names() -> None:
     """requires= takes a collection of non-empty str, not one str."""
-    app = Fusion("a")
+    app = Fusion("a", data_format="json", ui_audience="all", definitions="full")
     with pytest.raises(DefinitionError, match="requires is a set of scope names"):
         app.tool("t", requires="admin")
     tool = app.tool("u")
@@ -153,7 +153,9 @@ def lifespan_app(events: list[str]) -> Fusion:
         finally:
             events.append("stop")
 
-    app = Fusion("pool", lifespan=lifespan)
+    app = Fusion(
+        "pool", data_format="json", ui_audience="all", definitions="full", lifespan=lifespan
+    )
     tool = app.tool("db")
 
     @tool.action
@@ -201,12 +203,12 @@ async def test_a_failing_startup_shuts_down_what_started() -> None:
 def test_lifespan_must_be_callable() -> None:
     """lifespan= is a callable (app) -> async context manager."""
     with pytest.raises(DefinitionError, match="lifespan must be callable"):
-        Fusion("a", lifespan="nope")  # type: ignore[arg-type]
+        Fusion("a", data_format="json", ui_audience="all", definitions="full", lifespan="nope")  # type: ignore[arg-type]
 
 
 async def test_an_app_without_lifespan_has_no_state() -> None:
     """ctx.state is None without a lifespan."""
-    app = Fusion("plain")
+    app = Fusion("plain", data_format="json", ui_audience="all", definitions="full")
 
     @app.tool("t").action
     async def read(ctx: Context) -> Any:

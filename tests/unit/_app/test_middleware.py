@@ -36,7 +36,7 @@ class Note(BaseModel):
 
 def notes_app() -> Fusion:
     """A tool whose handler reports what it sees."""
-    app = Fusion("notes")
+    app = Fusion("notes", data_format="json", ui_audience="all", definitions="full")
     notes = app.tool("notes", description="Notes.")
 
     @notes.action(requires={"notes:read"}, loggable=["note_id"])
@@ -208,7 +208,7 @@ def test_rate_limit_options_are_checked() -> None:
 
 async def test_timeout_cancels_the_handler_and_answers_timeout() -> None:
     """An async handler past its timeout= is cancelled; the agent reads TIMEOUT."""
-    app = Fusion("slow")
+    app = Fusion("slow", data_format="json", ui_audience="all", definitions="full")
     cancelled = anyio.Event()
 
     @app.tool("jobs").action(timeout=0.05)
@@ -228,7 +228,7 @@ async def test_timeout_cancels_the_handler_and_answers_timeout() -> None:
 
 def test_timeout_must_be_positive() -> None:
     """timeout= is a positive number of seconds."""
-    app = Fusion("slow")
+    app = Fusion("slow", data_format="json", ui_audience="all", definitions="full")
     with pytest.raises(DefinitionError, match="timeout is a positive number"):
 
         @app.tool("jobs").action(timeout=0)
@@ -282,7 +282,7 @@ async def test_a_failing_audit_record_is_logged_and_the_result_still_goes_out(
 
 def test_loggable_names_a_parameter() -> None:
     """loggable= may only name the action's parameters."""
-    app = Fusion("a")
+    app = Fusion("a", data_format="json", ui_audience="all", definitions="full")
     with pytest.raises(DefinitionError, match="loggable names 'secret'"):
 
         @app.tool("t").action(loggable=["secret"])

@@ -11,6 +11,7 @@ from pydantic import MISSING, BaseModel
 
 from mcpfusion import (
     BlockAnnotations,
+    Context,
     DefinitionError,
     Fusion,
     Presenter,
@@ -66,7 +67,18 @@ def test_app_data_format_applies_where_a_presenter_chooses_none() -> None:
     )
     own = Presenter("Row", Row, data_format="json")
     assert served(own, data_format="compact").blocks[0] == json.dumps(ROWS, indent=2)
-    assert served(Presenter("Row", Row)).blocks[0] == json.dumps(ROWS, indent=2)
+    assert served(Presenter("Row", Row), data_format="json").blocks[0] == json.dumps(ROWS, indent=2)
+
+
+def test_an_app_that_chooses_nothing_writes_toon_for_the_model() -> None:
+    """An app's defaults are the model's: TOON data and UI blocks for the user (issue 26)."""
+    view = Presenter("Row", Row)
+    view.collection_ui(lambda rows: ui.table(["id"], [[r["id"]] for r in rows]))
+    response = served(view)
+    assert response.blocks[0] == '[2|]{id|name}:\n  1|a\n  2|"b|c"'
+    assert response.annotations == (None, FOR_USER)
+    assert served(view, ui_audience="all").annotations == ()
+    assert view.present(ROWS).blocks[0] == json.dumps(ROWS, indent=2)  # alone: indented
 
 
 def test_app_data_format_applies_to_plain_values() -> None:
@@ -112,7 +124,7 @@ def test_app_ui_audience_and_embeds() -> None:
     data = {"id": 1, "closed_by": None, "children": [{"sku": "A"}]}
     response = served(parent, data, ui_audience="user")
     assert response.annotations == (None, FOR_USER, FOR_USER)
-    assert served(parent, data).annotations == ()
+    assert served(parent, data, ui_audience="all").annotations == ()
 
 
 def test_omit_none_drops_only_none_defaults_at_every_level() -> None:
@@ -145,7 +157,10 @@ def test_missing_is_the_alternative_to_omit_none() -> None:
         id: int
         assignee: str | MISSING = MISSING
 
-    assert served(Presenter("Lean", Lean), [{"id": 1}]).blocks[0] == '[\n  {\n    "id": 1\n  }\n]'
+    assert (
+        served(Presenter("Lean", Lean), [{"id": 1}], data_format="json").blocks[0]
+        == '[\n  {\n    "id": 1\n  }\n]'
+    )
 
 
 @pytest.mark.parametrize(
@@ -189,3 +204,25 @@ def test_omit_none_plans_follow_lists_optionals_and_self_reference() -> None:
     }
     plan.prune(row)
     assert row == {"children": [{"children": []}]}
+
+
+@pytest.mark.parametrize("run_async", [False, True])
+def test_a_handler_presenting_itself_honours_the_app(run_async: bool) -> None:
+    """view.present(data, ctx) inside a handler, sync or async, writes in the app's style."""
+    view = Presenter("Row", Row)
+    view.collection_ui(lambda rows: ui.table(["id"], [[r["id"]] for r in rows]))
+    app = Fusion("srv", data_format="compact")
+    if run_async:
+
+        async def listing(ctx: Context) -> ToolResponse:
+            return view.present(ROWS, ctx)
+    else:
+
+        def listing(ctx: Context) -> ToolResponse:  # type: ignore[misc]
+            return view.present(ROWS, ctx)
+
+    app.tool("t").action("get")(listing)
+    response = FusionTester(app).call_sync("t", "get").response
+    assert response.blocks[0] == json.dumps(ROWS, separators=(",", ":"))
+    assert response.annotations == (None, FOR_USER)
+    assert view.present(ROWS).blocks[0] == json.dumps(ROWS, indent=2)  # outside: the defaults

@@ -35,7 +35,7 @@ class Why(BaseModel):
 
 
 def _app() -> Fusion:
-    app = Fusion("talk")
+    app = Fusion("talk", data_format="json", ui_audience="all", definitions="full")
     tool = app.tool("t", description="Talks to the client.")
 
     @tool.action
@@ -253,7 +253,13 @@ async def test_another_process_tells_its_own_listeners() -> None:
 
 
 def _toggled_app() -> tuple[Fusion, Any]:
-    app = Fusion("toggles", local_identity=Identity("op", tenant="acme"))
+    app = Fusion(
+        "toggles",
+        data_format="json",
+        ui_audience="all",
+        definitions="full",
+        local_identity=Identity("op", tenant="acme"),
+    )
     app.tool("base", description="Always there.").action("ping", read_only=True)(lambda: "pong")
     beta = app.tool("beta", description="Hidden until enabled.", enabled=False)
     beta.action("try_it")(lambda: "tried")
@@ -356,7 +362,13 @@ async def test_a_declared_requirement_is_refused_as_each_era_says(mode: str) -> 
 
 
 def _prompted_app() -> tuple[Fusion, Any]:
-    app = Fusion("prompts", local_identity=Identity("op", tenant="acme"))
+    app = Fusion(
+        "prompts",
+        data_format="json",
+        ui_audience="all",
+        definitions="full",
+        local_identity=Identity("op", tenant="acme"),
+    )
     app.prompt()(lambda: "always")  # named <lambda>
     app.tool("base").action("ping", read_only=True)(lambda: "pong")
 

@@ -28,7 +28,7 @@ class Row(BaseModel):
 
 def make_app() -> Fusion:
     """An app with a tool, a fixed and a templated resource, a prompt and a completer."""
-    app = Fusion("surface")
+    app = Fusion("surface", data_format="json", ui_audience="all", definitions="full")
     app.tool("t").action("a")(lambda: "ok")
     app.resource("x://fixed", mime_type="text/plain")(lambda: "fixed")
 
@@ -139,7 +139,7 @@ async def test_subscribers_hear_of_updates_until_they_unsubscribe() -> None:
 
 async def test_an_app_without_resources_or_prompts_advertises_neither() -> None:
     """Tools only: no resources, prompts or completions capability."""
-    app = Fusion("tools-only")
+    app = Fusion("tools-only", data_format="json", ui_audience="all", definitions="full")
     app.tool("t").action("a")(lambda: "ok")
     assert surface_handlers(app, ClientHub(InMemorySubscriptionBus(), lambda ctx: None)) == {}
     async with Client(build_server(app)) as client:
@@ -156,7 +156,7 @@ class Topic(BaseModel):
 
 def asking_app() -> Fusion:
     """A prompt and a resource whose handlers ask the user before answering."""
-    app = Fusion("asking")
+    app = Fusion("asking", data_format="json", ui_audience="all", definitions="full")
 
     @app.prompt()
     async def brief(ctx: Context) -> str:

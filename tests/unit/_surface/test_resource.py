@@ -30,7 +30,7 @@ class Row(BaseModel):
 
 def test_a_template_lists_its_variables_and_state_name() -> None:
     """Variables come from the URI; the state name is scheme.first-segment."""
-    app = Fusion("app")
+    app = Fusion("app", data_format="json", ui_audience="all", definitions="full")
     found = app.resource("shop://orders/{order_id}/lines/{line}")(lambda order_id, line: "x")
     assert found.variables == ("order_id", "line")
     assert found.is_template and found.state_name == "shop.orders"
@@ -41,7 +41,7 @@ def test_a_template_lists_its_variables_and_state_name() -> None:
 
 def test_definition_mistakes_fail_at_definition() -> None:
     """No scheme, parameters that are not the variables, bad options, duplicates."""
-    app = Fusion("app")
+    app = Fusion("app", data_format="json", ui_audience="all", definitions="full")
     with pytest.raises(DefinitionError, match="must start with a scheme"):
         app.resource("orders/{id}")(lambda id: id)
     with pytest.raises(DefinitionError, match=r"parameters \(other\) must be the URI's variables"):
@@ -60,7 +60,7 @@ def test_definition_mistakes_fail_at_definition() -> None:
 
 def test_lists_split_fixed_uris_from_templates_and_hide_what_needs_scopes() -> None:
     """resources/list has fixed URIs, templates/list the rest; scopes hide both."""
-    app = Fusion("app")
+    app = Fusion("app", data_format="json", ui_audience="all", definitions="full")
 
     @app.resource("x://fixed", mime_type="text/plain")
     def fixed() -> str:
@@ -88,7 +88,7 @@ def test_lists_split_fixed_uris_from_templates_and_hide_what_needs_scopes() -> N
 
 def test_cache_scope_is_private_when_the_answer_depends_on_who_asks() -> None:
     """Context or scopes make reads private; fresh_for sets ttlMs; cache_scope overrides."""
-    app = Fusion("app")
+    app = Fusion("app", data_format="json", ui_audience="all", definitions="full")
     assert app.resource("x://a")(lambda: "a").cache_scope == "public"
 
     def by_caller(ctx: Context) -> str:
@@ -102,7 +102,7 @@ def test_cache_scope_is_private_when_the_answer_depends_on_who_asks() -> None:
 
 async def test_a_read_validates_variables_like_action_parameters() -> None:
     """A typed variable is converted; a bad one is an 'invalid' error naming the field."""
-    app = Fusion("app")
+    app = Fusion("app", data_format="json", ui_audience="all", definitions="full")
 
     @app.resource("x://rows/{id}", returns=Presenter("Row", Row))
     def row(id: Annotated[int, Field(ge=1)]) -> dict[str, object]:
@@ -121,7 +121,7 @@ async def test_unknown_uris_and_failures_read_as_errors_without_traceback(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """Unknown URI: not_found; NOT_FOUND ToolError: not_found; anything else: logged, failed."""
-    app = Fusion("app")
+    app = Fusion("app", data_format="json", ui_audience="all", definitions="full")
 
     @app.resource("x://rows/{id}")
     def row(id: str) -> str:
@@ -152,7 +152,7 @@ async def test_unknown_uris_and_failures_read_as_errors_without_traceback(
 
 async def test_a_handler_gets_the_caller_and_the_lifespan_state() -> None:
     """Context injection gives the identity; a fixed URI wins over a matching template."""
-    app = Fusion("app")
+    app = Fusion("app", data_format="json", ui_audience="all", definitions="full")
     app.resource("x://who/{name}")(lambda name: f"template {name}")
 
     @app.resource("x://who/me")

@@ -28,7 +28,7 @@ class Note(BaseModel):
 
 def tracker(exposition: Any = "grouped", **options: Any) -> tuple[Fusion, Tool]:
     """An issue tracker: two reads, a write, and a destructive admin action in a group."""
-    app = Fusion("tracker")
+    app = Fusion("tracker", data_format="json", ui_audience="all", definitions="full")
     issues = app.tool("issues", description="Issues.", exposition=exposition, **options)
     view = Presenter("Issue", Issue)
     issues.action("list_issues", returns=view, read_only=True)(lambda: [{"id": 1, "title": "A"}])
@@ -145,7 +145,7 @@ def test_split_select_follows_each_half() -> None:
 
 def test_split_claims_both_names() -> None:
     """A split tool's names are taken when it is created; bad names raise."""
-    app = Fusion("srv")
+    app = Fusion("srv", data_format="json", ui_audience="all", definitions="full")
     app.tool("issues", exposition="split")
     with pytest.raises(DefinitionError, match="'issues_write' is already listed by tool"):
         app.tool("issues_write")
@@ -157,7 +157,7 @@ def test_split_claims_both_names() -> None:
 
 def test_split_halves_follow_the_callers_scopes() -> None:
     """A split tool's views: a half without visible actions disappears, none leaks elsewhere."""
-    app = Fusion("tracker")
+    app = Fusion("tracker", data_format="json", ui_audience="all", definitions="full")
     issues = app.tool("issues", exposition="split")
     issues.action("get", read_only=True)(lambda id: {"id": id})
     issues.action("comment", requires={"issues:write"})(lambda id: {"id": id})

@@ -20,7 +20,7 @@ class Row(BaseModel):
 
 def make_app(exposition: Any = "grouped", **presenter: Any) -> Fusion:
     """An app whose tool 'rows' has a read action 'get' and a destructive 'drop'."""
-    app = Fusion("srv")
+    app = Fusion("srv", data_format="json", ui_audience="all", definitions="full")
     rows = app.tool("rows", exposition=exposition)
     view = Presenter("Row", Row, **presenter)
 
@@ -65,7 +65,7 @@ def test_under_split_exposition_targets_name_the_half() -> None:
 
 def test_when_every_suggestion_is_dropped_the_block_goes() -> None:
     """A suggestions block left without entries is omitted, and the view agrees."""
-    app = Fusion("srv")
+    app = Fusion("srv", data_format="json", ui_audience="all", definitions="full")
     view = Presenter("Row", Row, rules=["r"])
     view.suggest(lambda row: Suggestion("nowhere", "x"))
     app.tool("rows").action("get", returns=view)(lambda: {"id": 1})
@@ -80,7 +80,7 @@ def test_when_every_suggestion_is_dropped_the_block_goes() -> None:
 )
 def test_available_actions_are_checked_and_spelled(exposition: Any, expected: list[str]) -> None:
     """A handler's available_actions are written as listed; unknown ones are dropped."""
-    app = Fusion("srv")
+    app = Fusion("srv", data_format="json", ui_audience="all", definitions="full")
     rows = app.tool("rows", exposition=exposition)
 
     @rows.action("get", read_only=True)

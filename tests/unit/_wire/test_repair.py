@@ -54,7 +54,7 @@ def test_lone_surrogates_in_keys_and_models_are_replaced(data_format: Any) -> No
 
 def test_a_tool_returning_a_lone_surrogate_succeeds() -> None:
     """Through a tool, such data is a result, not INTERNAL_ERROR."""
-    app = Fusion("srv")
+    app = Fusion("srv", data_format="json", ui_audience="all", definitions="full")
     tool = app.tool("t")
     tool.action("get", returns=Presenter("Named", Named))(lambda: {"id": 1, "name": LONE})
     result = FusionTester(app).call_sync("t", "get")

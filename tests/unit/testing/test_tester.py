@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from mcpfusion import Suggestion, ToolResponse, ui
 from mcpfusion._app.app import Fusion
+from mcpfusion._identity import Identity
 from mcpfusion._present.presenter import Presenter, suggest
 from mcpfusion._tools.context import Context, Request
 from mcpfusion.testing import CallResult, FusionTester, ProgressEvent
@@ -60,7 +61,7 @@ def _tenant(ctx: Context) -> str:
     return str(getattr(ctx, "tenant", "none"))
 
 
-app = Fusion("srv")
+app = Fusion("srv", data_format="json", ui_audience="all", definitions="full")
 rows = app.tool("rows")
 rows.action("get", returns=row_view)(lambda: {"id": 1, "lines": [{"sku": "A"}]})
 rows.action("text")(lambda: "plain")
@@ -224,3 +225,18 @@ def test_from_mcp_refuses_a_result_without_text() -> None:
     """A result with no text content has no blocks to read: a clear error."""
     with pytest.raises(ValueError, match="no text content"):
         CallResult.from_mcp({"content": [{"type": "image", "data": "", "mimeType": "x"}]})
+
+
+def test_the_default_caller_is_the_apps_local_identity() -> None:
+    """FusionTester(app) calls as the app's local_identity; identity=None is anonymous."""
+    operator = Identity("op", scopes={"notes:read"})
+    scoped = Fusion("scoped", local_identity=operator)
+    notes = scoped.tool("notes", requires={"notes:read"})
+
+    @notes.action()
+    def whoami(ctx: Context) -> str | None:
+        return ctx.identity.subject if ctx.identity else None
+
+    assert [tool["name"] for tool in FusionTester(scoped).list_tools()] == ["notes"]
+    assert FusionTester(scoped).call_sync("notes", "whoami").data == "op"
+    assert FusionTester(scoped, identity=None).list_tools() == []
