@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.masking import seen_through
 from mcpfusion._wire.format import fold_lines
-from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
+from mcpfusion._wire.parts import BULLET_KINDS, ResponseView, UIBlock
 
 Censor = str | Callable[[Any], Any]
 """What a redacted value becomes: a fixed text, or a function of the value."""
@@ -42,6 +42,12 @@ _ITEMS: Final = "[*]"
 _SEGMENT: Final = re.compile(r"(\*|[^.\[\]*]+)((?:\[\*\])*)")
 # Up to this many forms, searching the text for each is cheaper than indexing them.
 _FEW: Final = 32
+
+_TEXT_KINDS: Final[tuple[tuple[str, Callable[[Any], str], Callable[[Any, str], Any]], ...]] = tuple(
+    (kind.field, kind.text, kind.with_text) for kind in BULLET_KINDS if kind.text is not None
+)
+"""The bullet kinds whose entries carry free text: (field, its text, the entry rewritten)."""
+
 _PREFIX: Final = operator.itemgetter(slice(0, MIN_TRACE))
 
 
@@ -425,9 +431,11 @@ class Scrubber:
                 *(b.content for b in blocks),
                 *(b.title for b in blocks),
                 *(b.type for b in blocks),
-                *view.directives,
-                *view.system_rules,
-                *(s.reason for s in view.suggestions),
+                *(
+                    text_of(entry)
+                    for field, text_of, _ in _TEXT_KINDS
+                    for entry in getattr(view, field)
+                ),
             ]
         )
         if not found:
@@ -446,13 +454,13 @@ class Scrubber:
                 return ui
             return replace(ui, content=content, title=title, type=kind)
 
-        return ResponseView(
-            view.data,
-            tuple(map(block, view.ui_blocks)),
-            tuple(map(block, view.embeds)),
-            tuple(map(text, view.directives)),
-            tuple(map(text, view.system_rules)),
-            tuple(Suggestion(s.tool, text(s.reason)) for s in view.suggestions),
-            view.invalidations,
-            view.caused_by,
+        bullets: dict[str, Any] = {
+            field: tuple(rewrite(entry, text(text_of(entry))) for entry in getattr(view, field))
+            for field, text_of, rewrite in _TEXT_KINDS
+        }
+        return replace(
+            view,
+            ui_blocks=tuple(map(block, view.ui_blocks)),
+            embeds=tuple(map(block, view.embeds)),
+            **bullets,
         )

@@ -165,6 +165,9 @@ class BulletKind:
         read: the entry a bullet line stands for (the line itself for text entries).
         attribute: the ``ResponseView`` field sent as the opening tag's one attribute
             (of the same name), when the block has one.
+        text: the free text of an entry, which redaction censors; ``None`` for a kind
+            whose entries are names only (state names).
+        with_text: the entry with its free text replaced.
     """
 
     field: str
@@ -172,6 +175,8 @@ class BulletKind:
     label: str
     read: Callable[[str], Any] = str
     attribute: str | None = None
+    text: Callable[[Any], str] | None = str
+    with_text: Callable[[Any, str], Any] = lambda _entry, text: text
 
     def lines(self, entries: Sequence[Any]) -> list[str]:
         """The entries' bullet lines: folded, neutralized, the empty and repeated dropped."""
@@ -190,8 +195,17 @@ def _suggestion_of(line: str) -> Suggestion:
 BULLET_KINDS: Final = (
     BulletKind("directives", LLM_DIRECTIVES, "directives"),
     BulletKind("system_rules", DOMAIN_RULES, "rules"),
-    BulletKind("suggestions", ACTION_SUGGESTIONS, "suggestions", _suggestion_of),
-    BulletKind("invalidations", CACHE_INVALIDATION, "invalidates", attribute="caused_by"),
+    BulletKind(
+        "suggestions",
+        ACTION_SUGGESTIONS,
+        "suggestions",
+        _suggestion_of,
+        text=lambda suggestion: suggestion.reason,
+        with_text=lambda suggestion, reason: Suggestion(suggestion.tool, reason),
+    ),
+    BulletKind(
+        "invalidations", CACHE_INVALIDATION, "invalidates", attribute="caused_by", text=None
+    ),
 )
 """The bullet blocks, in the order they are sent (SPEC §2, kinds 4 to 7)."""
 
