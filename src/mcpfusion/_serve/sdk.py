@@ -26,6 +26,7 @@ from mcpfusion._serve.sdk_client import (
     input_required,
     missing_capability,
 )
+from mcpfusion._serve.sdk_private import check
 from mcpfusion._serve.sdk_surface import (
     advertise_extensions,
     listen_handler,
@@ -152,6 +153,7 @@ def build_server(
     default; a shared one fans them out across server processes) on 2026-07-28, and to
     each connection on 2025-11-25.
     """
+    check()  # the SDK privates the hot paths and the client channel read, once
     hub = ClientHub(subscription_bus or InMemorySubscriptionBus(), lambda ctx: caller(app, ctx))
     tools = [types.Tool.model_validate(tool) for tool in app.list_tools()]
     schemas = {tool.name: tool.input_schema for tool in tools}

@@ -43,6 +43,7 @@ from pydantic import ValidationError
 
 from mcpfusion._identity import Identity
 from mcpfusion._present.statesync import matching, state_name
+from mcpfusion._serve.sdk_private import connection_of
 from mcpfusion._tools.client import (
     LOG_LEVELS,
     Answer,
@@ -64,10 +65,7 @@ _LEVEL_KEY: Final = "mcpfusion/log_level"
 
 
 def _connection(ctx: ServerRequestContext[Any]) -> Connection | None:
-    # The SDK keeps the connection behind the request's session; Connection.state is
-    # its documented per-connection scratch space.
-    found = getattr(ctx.session, "_connection", None)
-    return found if isinstance(found, Connection) else None
+    return connection_of(ctx.session)
 
 
 def _tenant(identity: Identity | None) -> str | None:

@@ -9,13 +9,10 @@ behaviour: docs/deployment.md, "The HTTP hot path".
 
 from __future__ import annotations
 
-import math
 import weakref
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from typing import Any, Final
 
-import anyio
 import pydantic_core
 from mcp import types
 from mcp.server import Server, ServerRequestContext
@@ -46,6 +43,7 @@ from mcpfusion._serve.http.streams import SessionManager
 from mcpfusion._serve.jsonrpc import RequestId, encode
 from mcpfusion._serve.sdk import ServableApp
 from mcpfusion._serve.sdk_client import ClientHub
+from mcpfusion._serve.sdk_private import connection_of, hold_open, owners, transports
 
 __all__ = ["HotEndpoint"]
 
@@ -68,9 +66,8 @@ class _Connections:
         )
 
     async def __call__(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
-        # The SDK keeps the connection behind the request's session (as _sdk_client reads it).
-        connection = getattr(ctx.session, "_connection", None)
-        if isinstance(connection, Connection) and connection.session_id is not None:
+        connection = connection_of(ctx.session)
+        if connection is not None and connection.session_id is not None:
             self.by_session.setdefault(connection.session_id, connection)
         return await call_next(ctx)
 
@@ -146,12 +143,12 @@ class HotEndpoint:
     def _transport(self, scope: Scope, session_id: str) -> StreamableHTTPServerTransport | None:
         """The session's transport if the SDK would hand it the request (as its manager does)."""
         manager = self._manager
-        transport = manager._server_instances.get(session_id)
+        transport = transports(manager).get(session_id)
         if transport is None or transport.is_terminated:
             return None
         user = scope.get("user")
         requestor = authorization_context(user) if isinstance(user, AuthenticatedUser) else None
-        if requestor != manager._session_owners.get(session_id):
+        if requestor != owners(manager).get(session_id):
             return None  # the SDK answers 404: only the credential that opened it may use it
         idle = transport.idle_scope
         if idle is not None and idle.cancel_called:
@@ -197,7 +194,7 @@ class HotEndpoint:
         connection = self._connection(scope, session_id, version)
         if connection is None:
             return False
-        with _held(transport):
+        with hold_open(transport):
             if shape is None:
                 body = self._list_body(scope, request_id, connection.protocol_version)
                 await json_answer(send, session_id, body)
@@ -286,7 +283,7 @@ class HotEndpoint:
 
         The SDK ends the streams of its own requests then, with no answer.
         """
-        if session_id in self._manager._server_instances:
+        if session_id in transports(self._manager):
             return  # refused, or not that session's credential
         for (session, _), call in list(self._calls.items()):
             if session == session_id:
@@ -309,26 +306,3 @@ class HotEndpoint:
             listed = encode(methods.serialize_server_result("tools/list", version, dumped))
             self._listed[key] = listed
         return b'{"jsonrpc":"2.0","id":' + encode(request_id) + b',"result":' + listed + b"}"
-
-
-@contextmanager
-def _held(transport: StreamableHTTPServerTransport) -> Iterator[None]:
-    """Holds the session open while a request is served, as the SDK's transport does.
-
-    ``StreamableHTTPServerTransport.handle_request`` (mcp 2.3, pinned by
-    tests/unit/_serve/http/test_hotpath.py): the idle countdown stops while any request is in
-    flight and restarts when the last one ends.
-    """
-    idle = transport.idle_scope
-    timeout = transport._idle_timeout
-    if idle is None or timeout is None:
-        yield
-        return
-    transport._requests_in_flight += 1
-    idle.deadline = math.inf
-    try:
-        yield
-    finally:
-        transport._requests_in_flight -= 1
-        if not transport._requests_in_flight:
-            idle.deadline = anyio.current_time() + timeout
