@@ -22,12 +22,11 @@ from mcp.server.context import CallNext, HandlerResult
 from mcp.server.streamable_http import StreamableHTTPServerTransport, check_accept_headers
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.shared.dispatcher import coerce_request_id
-from mcp.types import methods
 from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from mcpfusion._serve.hotpath import CALL_KEYS, call_shape, plain_sdk_path, respond, result_line
+from mcpfusion._serve.hotpath import CALL_KEYS, call_shape, plain_sdk_path, result_line
 from mcpfusion._serve.http.bearer import identity_of
 from mcpfusion._serve.http.call import (
     SESSION_HEADER,
@@ -40,10 +39,13 @@ from mcpfusion._serve.http.call import (
 )
 from mcpfusion._serve.http.guard import replay
 from mcpfusion._serve.http.streams import SessionManager
-from mcpfusion._serve.jsonrpc import RequestId, encode
-from mcpfusion._serve.sdk import ServableApp
+from mcpfusion._serve.jsonrpc import RequestId
+from mcpfusion._serve.protocol import ServableApp
+from mcpfusion._serve.results import respond
+from mcpfusion._serve.sdk import lists_of
 from mcpfusion._serve.sdk_client import ClientHub
 from mcpfusion._serve.sdk_private import connection_of, hold_open, owners, transports
+from mcpfusion._serve.tool_lists import ToolLists
 
 __all__ = ["HotEndpoint"]
 
@@ -88,18 +90,19 @@ class HotEndpoint:
         self._app = app
         self._hub = hub
         self._connections = _Connections()
+        self._lists: ToolLists | None = lists_of(server)
         self.enabled = (
             not manager.stateless
             and not manager.json_response
             and manager.event_store is None
             and plain_sdk_path(server)
             and hub is not None
+            and self._lists is not None
         )
         if self.enabled:
             server.middleware.append(self._connections)
         self._calls: dict[tuple[str, RequestId], HotCall] = {}  # running, by session and id
         self._asks: Asks = {}  # questions to clients awaiting their answers
-        self._listed: dict[tuple[frozenset[str] | None, str | None, str], bytes] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not self.enabled or scope["type"] != "http" or scope["method"] not in _METHODS:
@@ -186,7 +189,7 @@ class HotEndpoint:
             shape = call_shape(params)
             if shape is None:
                 return False
-        elif not (params is None or params == {}) or getattr(self._app, "toggled", False):
+        elif not (params is None or params == {}) or self._app.toggled:
             return False  # a cursor, or a tool list changed at run time: the SDK lists
         transport = self._transport(scope, session_id)
         if transport is None:
@@ -196,7 +199,9 @@ class HotEndpoint:
             return False
         with hold_open(transport):
             if shape is None:
-                body = self._list_body(scope, request_id, connection.protocol_version)
+                assert self._lists is not None  # enabled only with them
+                caller = identity_of(scope)
+                body = self._lists.line(request_id, caller, connection.protocol_version)
                 await json_answer(send, session_id, body)
             else:
                 await self._call(scope, send, session_id, connection, request_id, *shape)
@@ -289,20 +294,3 @@ class HotEndpoint:
             if session == session_id:
                 call.cancelled = True
                 call.scope.cancel()
-
-    # -- tools/list ---------------------------------------------------------------------
-
-    def _list_body(self, scope: Scope, request_id: RequestId, version: str) -> bytes:
-        """The SDK's answer to ``tools/list``: ``build_server``'s view for the caller."""
-        identity = identity_of(scope)
-        key = (self._app.scope_key(identity), identity.tenant if identity else None, version)
-        listed = self._listed.get(key)
-        if listed is None:
-            found = self._app.list_tools(key[0], tenant=key[1])
-            tools = [types.Tool.model_validate(tool) for tool in found]
-            dumped = types.ListToolsResult(tools=tools).model_dump(
-                by_alias=True, mode="json", exclude_none=True
-            )
-            listed = encode(methods.serialize_server_result("tools/list", version, dumped))
-            self._listed[key] = listed
-        return b'{"jsonrpc":"2.0","id":' + encode(request_id) + b',"result":' + listed + b"}"
