@@ -13,7 +13,6 @@ import weakref
 from collections.abc import Mapping
 from typing import Any, Final
 
-import pydantic_core
 from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorization_context
@@ -37,7 +36,7 @@ from mcpfusion._serve.http.call import (
     json_answer,
     no_progress,
 )
-from mcpfusion._serve.http.guard import replay
+from mcpfusion._serve.http.guard import MESSAGE
 from mcpfusion._serve.http.streams import SessionManager
 from mcpfusion._serve.jsonrpc import RequestId
 from mcpfusion._serve.protocol import ServableApp
@@ -121,24 +120,18 @@ class HotEndpoint:
             await self._sdk(scope, receive, send)
             self._ended(session_id)
             return
-        # The guard in front hands the whole body in one message.
-        first = await receive()
-        receive = replay(first, receive)
-        if first["type"] == "http.request" and not first.get("more_body", False):
-            try:
-                message = pydantic_core.from_json(first.get("body", b""))
-            except ValueError:
-                message = None
-            if isinstance(message, dict):
-                method = message.get("method")
-                if method in _HOT_METHODS and "id" in message:
-                    if await self._take(scope, send, session_id, version, message):
-                        return
-                elif method == "notifications/cancelled" and self._calls:
-                    self._cancel(scope, session_id, message)
-                elif method is None and self._asks and self._answered(scope, session_id, message):
-                    await accepted(send, session_id)
+        # The guard in front parsed and validated the body: its message, not parsed again.
+        message = scope.get(MESSAGE)
+        if isinstance(message, dict):
+            method = message.get("method")
+            if method in _HOT_METHODS and "id" in message:
+                if await self._take(scope, send, session_id, version, message):
                     return
+            elif method == "notifications/cancelled" and self._calls:
+                self._cancel(scope, session_id, message)
+            elif method is None and self._asks and self._answered(scope, session_id, message):
+                await accepted(send, session_id)
+                return
         await self._sdk(scope, receive, send)
 
     # -- whether the SDK would serve this request of this session as the hot path does ----
