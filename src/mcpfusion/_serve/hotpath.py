@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -16,8 +16,8 @@ from mcp.server.request_state import RequestStateBoundary
 from mcp.shared.dispatcher import coerce_request_id
 from opentelemetry import trace
 
-from mcpfusion._identity import Identity
 from mcpfusion._present.response import ToolResponse
+from mcpfusion._serve.channel import Channel, R
 from mcpfusion._serve.jsonrpc import RequestId, encode, error
 from mcpfusion._serve.protocol import ServableApp
 from mcpfusion._serve.results import respond, sent_result
@@ -26,12 +26,8 @@ from mcpfusion._serve.stdio.lines import LineWriter
 from mcpfusion._serve.tool_lists import ToolLists
 from mcpfusion._tools.client import (
     LOG_LEVELS,
-    Answer,
     Feature,
     LogLevel,
-    Message,
-    Root,
-    Sampled,
 )
 from mcpfusion._tools.context import Progress
 
@@ -298,7 +294,7 @@ def result_line(request_id: RequestId, response: ToolResponse, version: str) -> 
         return encode(error(request_id, 0, str(exc)))
 
 
-class _HotClient:
+class _HotClient(Channel):
     """The client as the hot path serves it: one that logs and subscribes, and asks nothing.
 
     The stdio session leaves the hot path off for a client that declared elicitation,
@@ -306,8 +302,8 @@ class _HotClient:
     """
 
     def __init__(self, out: LineWriter, hub: ClientHub | None) -> None:
+        super().__init__(hub)
         self._out = out
-        self._hub = hub
         self.level: LogLevel = "debug"
 
     def supports(self, feature: Feature) -> bool:
@@ -321,25 +317,5 @@ class _HotClient:
         self._out.write(encode(message), notice=True)
         await self._out.drain()
 
-    async def elicit(
-        self, message: str, schema: dict[str, Any], *, key: str | None = None
-    ) -> tuple[Answer, Any]:
+    async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
         raise AssertionError("the hot path serves no client that can be asked")
-
-    async def sample(
-        self,
-        messages: Sequence[Message],
-        *,
-        system: str | None,
-        max_tokens: int,
-        temperature: float | None,
-        key: str | None = None,
-    ) -> Sampled:
-        raise AssertionError("the hot path serves no client that can be asked")
-
-    async def list_roots(self, *, key: str | None = None) -> list[Root]:
-        raise AssertionError("the hot path serves no client that can be asked")
-
-    async def invalidated(self, patterns: Sequence[str], identity: Identity | None) -> None:
-        if self._hub is not None:
-            await self._hub.invalidated(patterns, identity)
