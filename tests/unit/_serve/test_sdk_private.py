@@ -15,8 +15,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 
+from mcpfusion import Fusion
 from mcpfusion._serve import sdk_private
 from mcpfusion._serve.http.streams import SessionManager
+from mcpfusion._serve.sdk import build_server
 from mcpfusion._serve.sdk_private import (
     PRIVATE,
     SdkChanged,
@@ -153,3 +155,24 @@ def test_a_built_tool_is_added_to_an_mcpserver() -> None:
     manager = tool_manager(server)
     add_tool(manager, Tool.from_function(ping))
     assert manager.get_tool("ping") is not None
+
+
+def test_building_a_server_checks_the_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``build_server`` runs the check: a changed SDK stops a server before it serves."""
+
+    class Gone:
+        """An SDK class that lost the attribute read."""
+
+    app = Fusion("checked")
+
+    @app.tool("t").action("a")
+    async def a() -> str:
+        return "a"
+
+    monkeypatch.setattr(sdk_private, "PRIVATE", ((Gone, "_vanished"),))
+    check.cache_clear()
+    try:
+        with pytest.raises(SdkChanged, match=r"lacks Gone\._vanished.*mcp version mcpfusion pins"):
+            build_server(app)
+    finally:
+        check.cache_clear()
