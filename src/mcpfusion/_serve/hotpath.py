@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -14,29 +14,24 @@ from mcp import types
 from mcp.server import Server
 from mcp.server.request_state import RequestStateBoundary
 from mcp.shared.dispatcher import coerce_request_id
-from mcp.types import methods
 from opentelemetry import trace
 
-from mcpfusion._identity import Identity
-from mcpfusion._present.failures import escaped, preview
 from mcpfusion._present.response import ToolResponse
+from mcpfusion._serve.channel import Channel, R
 from mcpfusion._serve.jsonrpc import RequestId, encode, error
-from mcpfusion._serve.sdk import ServableApp
+from mcpfusion._serve.protocol import ServableApp
+from mcpfusion._serve.results import respond, sent_result
 from mcpfusion._serve.sdk_client import ClientHub, ConnectionTracker
 from mcpfusion._serve.stdio.lines import LineWriter
+from mcpfusion._serve.tool_lists import ToolLists
 from mcpfusion._tools.client import (
     LOG_LEVELS,
-    Answer,
-    ClientChannel,
     Feature,
     LogLevel,
-    Message,
-    Root,
-    Sampled,
 )
 from mcpfusion._tools.context import Progress
 
-__all__ = ["CALL_KEYS", "HotPath", "call_shape", "plain_sdk_path", "respond", "result_line"]
+__all__ = ["CALL_KEYS", "HotPath", "call_shape", "plain_sdk_path", "result_line"]
 
 logger = logging.getLogger("mcpfusion")
 
@@ -104,22 +99,20 @@ class HotPath:
     Why that is the same behaviour: docs/deployment.md, "The stdio hot path".
     """
 
-    def __init__(self, app: ServableApp, out: LineWriter, hub: ClientHub | None = None) -> None:
+    def __init__(
+        self, app: ServableApp, out: LineWriter, lists: ToolLists, hub: ClientHub | None = None
+    ) -> None:
         self._app = app
         self._out = out
         self._client = _HotClient(out, hub)
         self._loop = asyncio.get_running_loop()
         self._running: dict[RequestId, _Call] = {}  # by id, until the handler returns
         self._tasks: dict[asyncio.Task[None], _Call] = {}  # until the answer has left
-        self._listed: dict[str, bytes] = {}
+        self._lists = lists
         self._version = ""  # the session's protocol version, set by the first message taken
         # Over stdio the caller is the process owner: the app's local identity, whose
         # scopes decide what it sees (as build_server's caller() says).
         self._identity = app.local_identity
-        shown = app.list_tools(app.scope_key(self._identity))
-        self._tools = types.ListToolsResult(
-            tools=[types.Tool.model_validate(tool) for tool in shown]
-        ).model_dump(by_alias=True, mode="json", exclude_none=True)
 
     def take(self, message: dict[str, Any], version: str) -> bool:
         """Answers ``message`` if it is a request this path serves as the SDK would."""
@@ -134,7 +127,7 @@ class HotPath:
         if method == "tools/call" and (shape := call_shape(params)) is not None:
             return self._call(request_id, *shape)
         if method == "tools/list" and (params is None or params == {}) and not self._changes():
-            self._out.write(self._list_line(request_id, version))
+            self._out.write(self._lists.line(request_id, self._identity, version))
             return True
         return False
 
@@ -181,7 +174,7 @@ class HotPath:
 
     def _changes(self) -> bool:
         """Whether the app's tool list changed at run time: the SDK then lists the tools."""
-        return bool(getattr(self._app, "toggled", False))
+        return self._app.toggled
 
     def set_level(self, level: object) -> None:
         """Notes the level of a ``logging/setLevel`` the SDK answers (it is the client's)."""
@@ -256,14 +249,6 @@ class HotPath:
 
         return report
 
-    def _list_line(self, request_id: RequestId, version: str) -> bytes:
-        listed = self._listed.get(version)
-        if listed is None:
-            # As the SDK shapes a result: its per-version sieve, once per version.
-            result = methods.serialize_server_result("tools/list", version, self._tools)
-            listed = self._listed[version] = encode(result)
-        return b'{"jsonrpc":"2.0","id":' + encode(request_id) + b',"result":' + listed + b"}"
-
 
 def call_shape(
     params: Any,
@@ -294,47 +279,13 @@ def call_shape(
     return name, arguments, meta, token
 
 
-async def respond(
-    app: ServableApp,
-    name: str,
-    arguments: dict[str, Any] | None,
-    meta: Mapping[str, Any] | None,
-    progress: Progress,
-    identity: Identity | None,
-    client: ClientChannel,
-) -> ToolResponse:
-    """The app's answer, exactly as ``build_server``'s ``on_call_tool`` gets it."""
-    try:
-        response = await app.call_tool(
-            name, arguments, progress=progress, meta=meta, identity=identity, client=client
-        )
-        if not isinstance(response, ToolResponse):
-            raise TypeError(f"call_tool returned {type(response).__name__}")
-    except Exception:
-        logger.exception("tool %s raised out of the app", preview(name))
-        response = escaped(name)
-    return response
-
-
 def result_line(request_id: RequestId, response: ToolResponse, version: str) -> bytes:
     """The SDK's line for ``response`` at protocol ``version``: same keys, same order."""
-    result: dict[str, Any]
-    if response.annotations or response.attachments:
-        # Rare shapes (blocks for the user only, images, audio), shaped by the SDK's own
-        # per-version sieve, as build_server's handler result is.
-        wire = {**response.to_mcp(), "resultType": "complete"}
-        try:
-            result = methods.serialize_server_result("tools/call", version, wire)
-        except ValueError:  # pydantic's ValidationError, answered as the SDK's runner does
-            logger.exception("handler for 'tools/call' returned an invalid result")
-            return encode(error(request_id, types.INTERNAL_ERROR, _INVALID_RESULT))
-    else:
-        result = {
-            "content": [{"text": block, "type": "text"} for block in response.blocks],
-            "isError": response.is_error,
-        }
-        if response.structured_content is not None:
-            result["structuredContent"] = response.structured_content
+    try:
+        result = sent_result(response, version)
+    except ValueError:  # pydantic's ValidationError, answered as the SDK's runner does
+        logger.exception("handler for 'tools/call' returned an invalid result")
+        return encode(error(request_id, types.INTERNAL_ERROR, _INVALID_RESULT))
     try:
         return encode({"jsonrpc": "2.0", "id": request_id, "result": result})
     except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
@@ -343,7 +294,7 @@ def result_line(request_id: RequestId, response: ToolResponse, version: str) -> 
         return encode(error(request_id, 0, str(exc)))
 
 
-class _HotClient:
+class _HotClient(Channel):
     """The client as the hot path serves it: one that logs and subscribes, and asks nothing.
 
     The stdio session leaves the hot path off for a client that declared elicitation,
@@ -351,8 +302,8 @@ class _HotClient:
     """
 
     def __init__(self, out: LineWriter, hub: ClientHub | None) -> None:
+        super().__init__(hub)
         self._out = out
-        self._hub = hub
         self.level: LogLevel = "debug"
 
     def supports(self, feature: Feature) -> bool:
@@ -366,25 +317,5 @@ class _HotClient:
         self._out.write(encode(message), notice=True)
         await self._out.drain()
 
-    async def elicit(
-        self, message: str, schema: dict[str, Any], *, key: str | None = None
-    ) -> tuple[Answer, Any]:
+    async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
         raise AssertionError("the hot path serves no client that can be asked")
-
-    async def sample(
-        self,
-        messages: Sequence[Message],
-        *,
-        system: str | None,
-        max_tokens: int,
-        temperature: float | None,
-        key: str | None = None,
-    ) -> Sampled:
-        raise AssertionError("the hot path serves no client that can be asked")
-
-    async def list_roots(self, *, key: str | None = None) -> list[Root]:
-        raise AssertionError("the hot path serves no client that can be asked")
-
-    async def invalidated(self, patterns: Sequence[str], identity: Identity | None) -> None:
-        if self._hub is not None:
-            await self._hub.invalidated(patterns, identity)

@@ -6,9 +6,9 @@ import json
 import logging
 import os
 import weakref
-from collections.abc import Collection, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
-from typing import Any, Protocol
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from mcp import types
 from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
@@ -16,9 +16,9 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
 
 from mcpfusion._identity import Identity
-from mcpfusion._present.failures import escaped, preview
-from mcpfusion._present.response import ToolResponse
 from mcpfusion._serve.http.bearer import identity_of
+from mcpfusion._serve.protocol import ServableApp
+from mcpfusion._serve.results import call_result, respond, to_call_tool_result
 from mcpfusion._serve.sdk_client import (
     ClientHub,
     ConnectionTracker,
@@ -26,51 +26,27 @@ from mcpfusion._serve.sdk_client import (
     input_required,
     missing_capability,
 )
+from mcpfusion._serve.sdk_private import check
 from mcpfusion._serve.sdk_surface import (
     advertise_extensions,
     listen_handler,
-    sdk_content,
     surface_handlers,
 )
-from mcpfusion._tools.client import ClientChannel, ClientLacks, InputNeeded
+from mcpfusion._serve.tool_lists import ToolLists
+from mcpfusion._tools.client import ClientLacks, InputNeeded
 from mcpfusion._tools.context import Progress
 
+__all__ = [
+    "ServableApp",
+    "build_server",
+    "caller",
+    "hub_of",
+    "lists_of",
+    "principal",
+    "to_call_tool_result",
+]
+
 logger = logging.getLogger("mcpfusion")
-
-
-class ServableApp(Protocol):
-    """What a server needs from an app; ``mcpfusion.Fusion`` is one."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def version(self) -> str: ...
-
-    @property
-    def instructions(self) -> str | None: ...
-
-    @property
-    def local_identity(self) -> Identity | None: ...
-
-    def list_tools(
-        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
-    ) -> list[dict[str, Any]]: ...
-
-    def scope_key(self, identity: Identity | None) -> frozenset[str] | None: ...
-
-    def running(self) -> AbstractAsyncContextManager[Any]: ...
-
-    async def call_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        progress: Progress | None = None,
-        meta: Mapping[str, Any] | None = None,
-        identity: Identity | None = None,
-        client: ClientChannel | None = None,
-    ) -> ToolResponse: ...
 
 
 def caller(app: ServableApp, ctx: ServerRequestContext[Any]) -> Identity | None:
@@ -94,32 +70,6 @@ def principal(app: ServableApp, ctx: ServerRequestContext[Any]) -> str | None:
     # JSON keeps the parts apart (no separator a subject could contain) and is total here.
     parts = [identity.subject, identity.client_id, None if issuer is None else str(issuer)]
     return json.dumps([*parts, identity.tenant])
-
-
-def to_call_tool_result(response: ToolResponse) -> types.CallToolResult:
-    """The SDK model of ``response.to_mcp()``, built from the blocks without a dict detour."""
-    content: list[types.ContentBlock]
-    if response.annotations:
-        content = [
-            types.TextContent(text=block, annotations=_annotations(response, index))
-            for index, block in enumerate(response.blocks)
-        ]
-    else:  # the common case: no block is annotated
-        content = [types.TextContent(text=block) for block in response.blocks]
-    if response.attachments:
-        content += [sdk_content(item) for item in response.attachments]
-    return types.CallToolResult(
-        content=content,
-        structured_content=response.structured_content,
-        is_error=response.is_error,
-    )
-
-
-def _annotations(response: ToolResponse, index: int) -> types.Annotations | None:
-    marks = response.annotations_of(index)
-    if marks is None:
-        return None
-    return types.Annotations(audience=list(marks.audience) or None, priority=marks.priority)
 
 
 def build_server(
@@ -152,15 +102,10 @@ def build_server(
     default; a shared one fans them out across server processes) on 2026-07-28, and to
     each connection on 2025-11-25.
     """
+    check()  # the SDK privates the hot paths and the client channel read, once
     hub = ClientHub(subscription_bus or InMemorySubscriptionBus(), lambda ctx: caller(app, ctx))
-    tools = [types.Tool.model_validate(tool) for tool in app.list_tools()]
-    schemas = {tool.name: tool.input_schema for tool in tools}
-    # One result per set of scopes that changes what a caller sees (and per tenant, once
-    # tools are enabled per tenant), made once and shared; None is the caller who may call
-    # everything. Emptied when the catalog changes at run time.
-    views: dict[tuple[frozenset[str] | None, str | None], types.ListToolsResult] = {
-        (None, None): types.ListToolsResult(tools=tools)
-    }
+    lists = ToolLists(app)
+    schemas = {tool.name: tool.input_schema for tool in lists.everything}
 
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -168,22 +113,16 @@ def build_server(
         identity = caller(app, ctx)
         per_caller = getattr(app, "list_tools_for", None)
         if getattr(app, "workflow", None) is not None and per_caller is not None:
-            # Issue 30: a workflow lists per caller's state, so nothing is shared.
+            # A workflow lists by each caller's state, so nothing is shared.
             found = await per_caller(identity, ctx.meta or {})
             return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in found])
-        key = (app.scope_key(identity), identity.tenant if identity is not None else None)
-        listed = views.get(key)
-        if listed is None:
-            found = app.list_tools(key[0], tenant=key[1])
-            shown = [types.Tool.model_validate(tool) for tool in found]
-            listed = views[key] = types.ListToolsResult(tools=shown)
-        return listed
+        return lists.result(identity)
 
     async def changed(tenant: str | None, listed: str = "tools") -> None:
         if listed == "prompts":
             await hub.prompts_changed(tenant)
             return
-        views.clear()
+        lists.clear()
         await hub.tools_changed(tenant)
 
     async def on_call_tool(
@@ -193,31 +132,19 @@ def build_server(
         # and the in-process client's callback has no token to look for. A report that
         # cannot be delivered is the app's to contain (Fusion's Request.progress logs it).
         progress: Progress = ctx.session.report_progress
+        client = SdkClient(ctx, params, hub)
         try:
-            response = await app.call_tool(
-                params.name,
-                params.arguments,
-                progress=progress,
-                meta=ctx.meta,
-                identity=caller(app, ctx),
-                client=SdkClient(ctx, params, hub),
+            response = await respond(
+                app, params.name, params.arguments, ctx.meta, progress, caller(app, ctx), client
             )
-            if not isinstance(response, ToolResponse):
-                raise TypeError(f"call_tool returned {type(response).__name__}")
         except InputNeeded as need:  # a question, asked by ending this round (2026-07-28)
             return input_required(need)
         except ClientLacks as lack:  # a declared requirement, refused as 2026-07-28 says
             raise missing_capability(lack) from None
-        except Exception:
-            logger.exception("tool %s raised out of the app", preview(params.name))
-            response = escaped(params.name)
         # The wire dict, not the SDK's models: the SDK validates and shapes a handler's
         # result by its protocol version either way, and building the models first cost
-        # 7 µs of a call (``benchmarks/server.py``). ``resultType`` is what 2026-07-28
-        # requires; the 2025-11-25 sieve drops it.
-        result = response.to_mcp()  # a new dict: completed in place, not copied
-        result["resultType"] = "complete"
-        return result
+        # 7 µs of a call (``benchmarks/server.py``).
+        return call_result(response)
 
     announce = getattr(app, "announce_changes", None)
     server: Server[Any] = _Server(
@@ -241,7 +168,7 @@ def build_server(
     _talk_to_clients(server, app, hub, request_state_keys)
     if callable(announce):
         announce(changed)
-    _HUBS[server] = hub
+    _PARTS[server] = _Parts(hub, lists)
     return server
 
 
@@ -284,12 +211,27 @@ class _Server(Server[Any]):
         )
 
 
-_HUBS: weakref.WeakKeyDictionary[Server[Any], ClientHub] = weakref.WeakKeyDictionary()
+@dataclass(frozen=True)
+class _Parts:
+    """What the hot paths share with a server ``build_server`` made."""
+
+    hub: ClientHub
+    lists: ToolLists
+
+
+_PARTS: weakref.WeakKeyDictionary[Server[Any], _Parts] = weakref.WeakKeyDictionary()
 
 
 def hub_of(server: Server[Any]) -> ClientHub | None:
-    """The client hub of a server ``build_server`` made (the stdio hot path shares it)."""
-    return _HUBS.get(server)
+    """The client hub of a server ``build_server`` made (the hot paths share it)."""
+    parts = _PARTS.get(server)
+    return None if parts is None else parts.hub
+
+
+def lists_of(server: Server[Any]) -> ToolLists | None:
+    """The ``tools/list`` cache of a server ``build_server`` made (the hot paths share it)."""
+    parts = _PARTS.get(server)
+    return None if parts is None else parts.lists
 
 
 def _talk_to_clients(

@@ -21,7 +21,7 @@ import secrets
 import weakref
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from mcp import types
 from mcp.server import ServerRequestContext
@@ -43,32 +43,25 @@ from pydantic import ValidationError
 
 from mcpfusion._identity import Identity
 from mcpfusion._present.statesync import matching, state_name
+from mcpfusion._serve.channel import Channel, R
+from mcpfusion._serve.sdk_private import connection_of
 from mcpfusion._tools.client import (
     CONFIRM_PREFIX,
     LOG_LEVELS,
-    Answer,
     ClientLacks,
     Feature,
     InputNeeded,
     LogLevel,
-    Message,
-    Root,
-    Sampled,
 )
 
 logger = logging.getLogger("mcpfusion")
-
-R = TypeVar("R", bound=types.Result)
 
 _LEVEL_KEY: Final = "mcpfusion/log_level"
 """Where a connection keeps the level its client set (``Connection.state``)."""
 
 
 def _connection(ctx: ServerRequestContext[Any]) -> Connection | None:
-    # The SDK keeps the connection behind the request's session; Connection.state is
-    # its documented per-connection scratch space.
-    found = getattr(ctx.session, "_connection", None)
-    return found if isinstance(found, Connection) else None
+    return connection_of(ctx.session)
 
 
 def _tenant(identity: Identity | None) -> str | None:
@@ -341,7 +334,7 @@ def declares(capabilities: types.ClientCapabilities | None, feature: Feature) ->
     return capabilities.roots is not None
 
 
-class SdkClient:
+class SdkClient(Channel):
     """The ``ClientChannel`` of one ``tools/call``, ``prompts/get`` or ``resources/read``
     (the requests that may answer ``input_required``), over the SDK request context."""
 
@@ -351,8 +344,8 @@ class SdkClient:
         params: types.InputResponseRequestParams,
         hub: ClientHub,
     ) -> None:
+        super().__init__(hub)
         self._ctx = ctx
-        self._hub = hub
         self._modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         self._params = params
         self._started: _Rounds | None = None  # read from the params when first needed
@@ -408,52 +401,7 @@ class SdkClient:
         )
         await ctx.session.send_notification(notification, related_request_id=ctx.request_id)
 
-    # -- questions ------------------------------------------------------------------------
-
-    async def elicit(
-        self, message: str, schema: dict[str, Any], *, key: str | None = None
-    ) -> tuple[Answer, Any]:
-        """Asks the user with a form; the answer's action and content."""
-        request = types.ElicitRequest(
-            params=types.ElicitRequestFormParams(message=message, requested_schema=schema)
-        )
-        result = await self._ask(request, types.ElicitResult, key)
-        return result.action, result.content
-
-    async def sample(
-        self,
-        messages: Sequence[Message],
-        *,
-        system: str | None,
-        max_tokens: int,
-        temperature: float | None,
-        key: str | None = None,
-    ) -> Sampled:
-        """Asks the client's model; the text of its reply."""
-        request = types.CreateMessageRequest(
-            params=types.CreateMessageRequestParams(
-                messages=[
-                    types.SamplingMessage(role=role, content=types.TextContent(text=text))
-                    for role, text in messages
-                ],
-                system_prompt=system,
-                max_tokens=max_tokens,
-                temperature=temperature,
-            )
-        )
-        result = await self._ask(request, types.CreateMessageResult, key)
-        content = result.content
-        text = content.text if isinstance(content, types.TextContent) else ""
-        return Sampled(text, result.model, result.stop_reason)
-
-    async def list_roots(self, *, key: str | None = None) -> list[Root]:
-        """The client's roots."""
-        result = await self._ask(types.ListRootsRequest(), types.ListRootsResult, key)
-        return [Root(str(root.uri), root.name) for root in result.roots]
-
-    async def invalidated(self, patterns: Sequence[str], identity: Identity | None) -> None:
-        """Tells resource subscribers (SPEC §15)."""
-        await self._hub.invalidated(patterns, identity)
+    # -- questions (asked as Channel says) ------------------------------------------------
 
     async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
         rounds = self._rounds()

@@ -28,6 +28,7 @@ from mcpfusion._app.app import Fusion
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._serve.sdk import ServableApp, to_call_tool_result
+from mcpfusion._serve.sdk_private import add_tool, check, tool_manager
 from mcpfusion._tools.context import Progress
 from mcpfusion.integrations._adopt import adopt
 
@@ -152,7 +153,8 @@ def mount(app: ServableApp, server: MCPServer[Any]) -> None:
         DefinitionError: if the server already has a tool of the same name, or a tool of
             the app is incomplete.
     """
-    manager = server._tool_manager
+    check()
+    manager = tool_manager(server)
     made = tools(app)
     taken = [tool.name for tool in made if manager.get_tool(tool.name) is not None]
     if taken:
@@ -161,4 +163,4 @@ def mount(app: ServableApp, server: MCPServer[Any]) -> None:
             "the server's"
         )
     for tool in made:
-        manager._tools[tool.name] = tool
+        add_tool(manager, tool)

@@ -66,6 +66,7 @@ class StubApp:
         self.started = anyio.Event()
 
     local_identity = None
+    toggled = False
 
     def list_tools(
         self, scopes: Collection[str] | None = None, *, tenant: str | None = None

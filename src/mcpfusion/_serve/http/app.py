@@ -38,6 +38,7 @@ from mcpfusion._serve.options import (
     http_options,
 )
 from mcpfusion._serve.sdk import ServableApp, build_server, hub_of
+from mcpfusion._serve.sdk_private import transports
 from mcpfusion._tools.caller_state import SERVING_CALLER_STORE, CallerStore
 
 logger = logging.getLogger("mcpfusion")
@@ -161,7 +162,7 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         max_body_bytes=options.max_body_bytes,
         body_timeout=options.body_timeout,
         max_batch_size=options.max_batch_size,
-        sessions=manager._server_instances,
+        sessions=transports(manager),
     )
     if options.rate_limit_store is not None:
         endpoint = _WithRateLimitStore(endpoint, options.rate_limit_store)

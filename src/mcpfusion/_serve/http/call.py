@@ -14,8 +14,9 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import methods as spec_methods
 from starlette.types import Send
 
+from mcpfusion._serve.channel import Channel, R
 from mcpfusion._serve.jsonrpc import encode
-from mcpfusion._serve.sdk_client import _LEVEL_KEY, ClientHub, R, SdkClient, declares
+from mcpfusion._serve.sdk_client import _LEVEL_KEY, ClientHub, declares
 from mcpfusion._tools.client import LOG_LEVELS, Feature, LogLevel
 from mcpfusion._tools.context import Progress
 
@@ -201,34 +202,20 @@ async def accepted(send: Send, session: str) -> None:
     await send({"type": "http.response.body", "body": b""})
 
 
-class HttpClient(SdkClient):
-    """The ``ClientChannel`` of a hot call: ``SdkClient``'s questions, over the call's stream.
-
-    ``elicit``, ``sample`` and ``list_roots`` are ``SdkClient``'s own (the same SDK requests
-    and results); they reach the client through ``_ask``. There is no SDK request context
-    here, so ``SdkClient.__init__`` is not run: this sets what its methods read, and
-    overrides each method that reads the context (``supports``, ``close_sse_stream``,
-    ``log``, ``_ask``).
-    """
+class HttpClient(Channel):
+    """The ``ClientChannel`` of a hot call: the channel's questions, over the call's stream."""
 
     def __init__(self, call: HotCall, connection: Connection, hub: ClientHub) -> None:
+        super().__init__(hub)
         self._call = call
         self._connection = connection
-        self._hub = hub
-        self._modern = False  # the hot path serves 2025-era sessions only
-        self._started = None
-        self.protocol_refusals = False
 
     def supports(self, feature: Feature) -> bool:
         """Whether the client declared ``feature`` (a hot call's stream can carry all)."""
         return declares(self._connection.client_capabilities, feature)
 
-    async def close_sse_stream(self) -> bool:
-        """Never closes: the hot path serves only servers without an event store, so no
-        stream of its could be resumed (``SdkClient.close_sse_stream`` says the same)."""
-        return False
-
     async def log(self, level: LogLevel, data: Any, logger: str) -> None:
+        """Sends ``notifications/message`` on the call's stream, at the client's level."""
         # The level the client set (logging/setLevel, which the SDK answers and the
         # client hub keeps on the connection).
         wanted = self._connection.state.get(_LEVEL_KEY, "debug")

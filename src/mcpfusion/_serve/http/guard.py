@@ -39,6 +39,9 @@ from mcpfusion._serve.jsonrpc import (
 logger = logging.getLogger("mcpfusion")
 
 LOOPBACK_HOSTS: Final = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+MESSAGE: Final = "mcpfusion.message"
+"""The ASGI scope key of a POST's JSON-RPC message (or batch), parsed and validated by the
+guard: the body the app receives, decoded once (the hot path reads it here)."""
 """Host header values a loopback bind accepts, on any port, besides its own address."""
 
 _PORT = re.compile(r"[0-9]{1,5}")
@@ -238,13 +241,16 @@ class RequestGuard:
         body = await self._body(receive, send)
         if body is None:
             return
-        # The SDK compares the media type case-sensitively: hand it the canonical spelling.
-        headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"content-type"]
-        scope = {**scope, "headers": [*headers, (b"content-type", b"application/json")]}
         parsed, answer = screen(body)
         if answer is not None:
             await _json(send, 400, answer)
-        elif isinstance(parsed, list):
+            return
+        # The SDK compares the media type case-sensitively: hand it the canonical spelling.
+        # The message goes on parsed and validated, so the hot path does not parse it again.
+        headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"content-type"]
+        canonical = [*headers, (b"content-type", b"application/json")]
+        scope = {**scope, "headers": canonical, MESSAGE: parsed}
+        if isinstance(parsed, list):
             await self._batch(scope, parsed, receive, send)
         elif (
             parsed.get("method") == "initialize"
@@ -290,7 +296,7 @@ class RequestGuard:
             self._note_version(session.decode("latin-1"), messages)
         if session is not None and failed:
             ending = {
-                **scope,
+                **{k: v for k, v in scope.items() if k != MESSAGE},
                 "method": "DELETE",
                 "headers": [*scope["headers"], (b"mcp-session-id", session)],
             }
@@ -403,7 +409,7 @@ class RequestGuard:
 
     async def _alone(self, scope: Scope, member: dict[str, Any]) -> list[Any]:
         """Serves one batch member as its own request; its answer, if it has one."""
-        captured = await _captured(self.app, scope, encode(member))
+        captured = await _captured(self.app, {**scope, MESSAGE: member}, encode(member))
         if captured.status == 202:
             return []
         found = captured.messages()

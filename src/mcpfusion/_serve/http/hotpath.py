@@ -9,14 +9,10 @@ behaviour: docs/deployment.md, "The HTTP hot path".
 
 from __future__ import annotations
 
-import math
 import weakref
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from typing import Any, Final
 
-import anyio
-import pydantic_core
 from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorization_context
@@ -25,12 +21,11 @@ from mcp.server.context import CallNext, HandlerResult
 from mcp.server.streamable_http import StreamableHTTPServerTransport, check_accept_headers
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.shared.dispatcher import coerce_request_id
-from mcp.types import methods
 from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from mcpfusion._serve.hotpath import CALL_KEYS, call_shape, plain_sdk_path, respond, result_line
+from mcpfusion._serve.hotpath import CALL_KEYS, call_shape, plain_sdk_path, result_line
 from mcpfusion._serve.http.bearer import identity_of
 from mcpfusion._serve.http.call import (
     SESSION_HEADER,
@@ -41,11 +36,15 @@ from mcpfusion._serve.http.call import (
     json_answer,
     no_progress,
 )
-from mcpfusion._serve.http.guard import replay
+from mcpfusion._serve.http.guard import MESSAGE
 from mcpfusion._serve.http.streams import SessionManager
-from mcpfusion._serve.jsonrpc import RequestId, encode
-from mcpfusion._serve.sdk import ServableApp
+from mcpfusion._serve.jsonrpc import RequestId
+from mcpfusion._serve.protocol import ServableApp
+from mcpfusion._serve.results import respond
+from mcpfusion._serve.sdk import lists_of
 from mcpfusion._serve.sdk_client import ClientHub
+from mcpfusion._serve.sdk_private import connection_of, hold_open, owners, transports
+from mcpfusion._serve.tool_lists import ToolLists
 
 __all__ = ["HotEndpoint"]
 
@@ -68,9 +67,8 @@ class _Connections:
         )
 
     async def __call__(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
-        # The SDK keeps the connection behind the request's session (as _sdk_client reads it).
-        connection = getattr(ctx.session, "_connection", None)
-        if isinstance(connection, Connection) and connection.session_id is not None:
+        connection = connection_of(ctx.session)
+        if connection is not None and connection.session_id is not None:
             self.by_session.setdefault(connection.session_id, connection)
         return await call_next(ctx)
 
@@ -91,18 +89,19 @@ class HotEndpoint:
         self._app = app
         self._hub = hub
         self._connections = _Connections()
+        self._lists: ToolLists | None = lists_of(server)
         self.enabled = (
             not manager.stateless
             and not manager.json_response
             and manager.event_store is None
             and plain_sdk_path(server)
             and hub is not None
+            and self._lists is not None
         )
         if self.enabled:
             server.middleware.append(self._connections)
         self._calls: dict[tuple[str, RequestId], HotCall] = {}  # running, by session and id
         self._asks: Asks = {}  # questions to clients awaiting their answers
-        self._listed: dict[tuple[frozenset[str] | None, str | None, str], bytes] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not self.enabled or scope["type"] != "http" or scope["method"] not in _METHODS:
@@ -121,24 +120,18 @@ class HotEndpoint:
             await self._sdk(scope, receive, send)
             self._ended(session_id)
             return
-        # The guard in front hands the whole body in one message.
-        first = await receive()
-        receive = replay(first, receive)
-        if first["type"] == "http.request" and not first.get("more_body", False):
-            try:
-                message = pydantic_core.from_json(first.get("body", b""))
-            except ValueError:
-                message = None
-            if isinstance(message, dict):
-                method = message.get("method")
-                if method in _HOT_METHODS and "id" in message:
-                    if await self._take(scope, send, session_id, version, message):
-                        return
-                elif method == "notifications/cancelled" and self._calls:
-                    self._cancel(scope, session_id, message)
-                elif method is None and self._asks and self._answered(scope, session_id, message):
-                    await accepted(send, session_id)
+        # The guard in front parsed and validated the body: its message, not parsed again.
+        message = scope.get(MESSAGE)
+        if isinstance(message, dict):
+            method = message.get("method")
+            if method in _HOT_METHODS and "id" in message:
+                if await self._take(scope, send, session_id, version, message):
                     return
+            elif method == "notifications/cancelled" and self._calls:
+                self._cancel(scope, session_id, message)
+            elif method is None and self._asks and self._answered(scope, session_id, message):
+                await accepted(send, session_id)
+                return
         await self._sdk(scope, receive, send)
 
     # -- whether the SDK would serve this request of this session as the hot path does ----
@@ -146,12 +139,12 @@ class HotEndpoint:
     def _transport(self, scope: Scope, session_id: str) -> StreamableHTTPServerTransport | None:
         """The session's transport if the SDK would hand it the request (as its manager does)."""
         manager = self._manager
-        transport = manager._server_instances.get(session_id)
+        transport = transports(manager).get(session_id)
         if transport is None or transport.is_terminated:
             return None
         user = scope.get("user")
         requestor = authorization_context(user) if isinstance(user, AuthenticatedUser) else None
-        if requestor != manager._session_owners.get(session_id):
+        if requestor != owners(manager).get(session_id):
             return None  # the SDK answers 404: only the credential that opened it may use it
         idle = transport.idle_scope
         if idle is not None and idle.cancel_called:
@@ -189,7 +182,7 @@ class HotEndpoint:
             shape = call_shape(params)
             if shape is None:
                 return False
-        elif not (params is None or params == {}) or getattr(self._app, "toggled", False):
+        elif not (params is None or params == {}) or self._app.toggled:
             return False  # a cursor, or a tool list changed at run time: the SDK lists
         transport = self._transport(scope, session_id)
         if transport is None:
@@ -197,9 +190,11 @@ class HotEndpoint:
         connection = self._connection(scope, session_id, version)
         if connection is None:
             return False
-        with _held(transport):
+        with hold_open(transport):
             if shape is None:
-                body = self._list_body(scope, request_id, connection.protocol_version)
+                assert self._lists is not None  # enabled only with them
+                caller = identity_of(scope)
+                body = self._lists.line(request_id, caller, connection.protocol_version)
                 await json_answer(send, session_id, body)
             else:
                 await self._call(scope, send, session_id, connection, request_id, *shape)
@@ -286,49 +281,9 @@ class HotEndpoint:
 
         The SDK ends the streams of its own requests then, with no answer.
         """
-        if session_id in self._manager._server_instances:
+        if session_id in transports(self._manager):
             return  # refused, or not that session's credential
         for (session, _), call in list(self._calls.items()):
             if session == session_id:
                 call.cancelled = True
                 call.scope.cancel()
-
-    # -- tools/list ---------------------------------------------------------------------
-
-    def _list_body(self, scope: Scope, request_id: RequestId, version: str) -> bytes:
-        """The SDK's answer to ``tools/list``: ``build_server``'s view for the caller."""
-        identity = identity_of(scope)
-        key = (self._app.scope_key(identity), identity.tenant if identity else None, version)
-        listed = self._listed.get(key)
-        if listed is None:
-            found = self._app.list_tools(key[0], tenant=key[1])
-            tools = [types.Tool.model_validate(tool) for tool in found]
-            dumped = types.ListToolsResult(tools=tools).model_dump(
-                by_alias=True, mode="json", exclude_none=True
-            )
-            listed = encode(methods.serialize_server_result("tools/list", version, dumped))
-            self._listed[key] = listed
-        return b'{"jsonrpc":"2.0","id":' + encode(request_id) + b',"result":' + listed + b"}"
-
-
-@contextmanager
-def _held(transport: StreamableHTTPServerTransport) -> Iterator[None]:
-    """Holds the session open while a request is served, as the SDK's transport does.
-
-    ``StreamableHTTPServerTransport.handle_request`` (mcp 2.3, pinned by
-    tests/unit/_serve/http/test_hotpath.py): the idle countdown stops while any request is in
-    flight and restarts when the last one ends.
-    """
-    idle = transport.idle_scope
-    timeout = transport._idle_timeout
-    if idle is None or timeout is None:
-        yield
-        return
-    transport._requests_in_flight += 1
-    idle.deadline = math.inf
-    try:
-        yield
-    finally:
-        transport._requests_in_flight -= 1
-        if not transport._requests_in_flight:
-            idle.deadline = anyio.current_time() + timeout

@@ -27,6 +27,8 @@ from mcp.server.streamable_http import (
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import JSONRPCMessage
 
+from mcpfusion._serve.sdk_private import owners, set_event_store
+
 logger = logging.getLogger("mcpfusion")
 
 
@@ -175,13 +177,14 @@ class SessionManager(StreamableHTTPSessionManager):
         super().__init__(*args, **kwargs)
         self.max_sessions_per_credential = max_sessions_per_credential
 
+    # An override of the SDK manager's private admission step (sdk_private.PRIVATE lists it).
     def _admit_session(
         self, requestor: AuthorizationContext | None
     ) -> StreamableHTTPServerTransport | None:
         # Called under the SDK's session-creation lock: the count cannot go stale.
         cap = self.max_sessions_per_credential
         if requestor is not None and cap is not None:
-            held = sum(1 for owner in self._session_owners.values() if owner == requestor)
+            held = sum(1 for owner in owners(self).values() if owner == requestor)
             if held >= cap:
                 logger.warning(
                     "refused a session: its credential already holds %d (the cap per credential)",
@@ -193,7 +196,5 @@ class SessionManager(StreamableHTTPSessionManager):
             session_id = transport.mcp_session_id
             assert session_id is not None  # stateful sessions always have one
             scoped: Any = SessionScoped(self.event_store, session_id)
-            # The transport reads its store from this attribute only (mcp 2.3, pinned by
-            # tests/unit/test_streams.py).
-            transport._event_store = scoped
+            set_event_store(transport, scoped)
         return transport

@@ -34,7 +34,7 @@ from mcpfusion._serve.jsonrpc import (
     usable_id,
     validated,
 )
-from mcpfusion._serve.sdk import ServableApp, build_server, hub_of
+from mcpfusion._serve.sdk import ServableApp, build_server, hub_of, lists_of
 from mcpfusion._serve.stdio.lines import (
     DEFAULT_MAX_LINE,
     LineReader,
@@ -43,6 +43,7 @@ from mcpfusion._serve.stdio.lines import (
     claimed_stdio,
     open_lines,
 )
+from mcpfusion._serve.tool_lists import ToolLists
 
 __all__ = ["EOF_GRACE", "serve", "serve_stdio"]
 
@@ -122,7 +123,10 @@ class _Session:
                 serving.start_soon(self._server.run, sdk_reads, sdk_writes, options)
                 serving.start_soon(self._relay, from_sdk)
                 if self._app is not None and _on_asyncio():
-                    self._hot = HotPath(self._app, self._out, hub_of(self._server))
+                    # The server's own tools/list cache (a server build_server did not make
+                    # has none: the hot path lists from the app alone).
+                    lists = lists_of(self._server) or ToolLists(self._app)
+                    self._hot = HotPath(self._app, self._out, lists, hub_of(self._server))
                     self._lines.claim = self._claim
                 try:
                     async with to_sdk:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+import anyio
 import pytest
+from starlette.types import Message, Receive, Scope, Send
 
 from mcpfusion import HttpOptions
-from mcpfusion._serve.http.guard import Address, HostPolicy, Origin
+from mcpfusion._serve.http.guard import MESSAGE, Address, HostPolicy, Origin, RequestGuard
 
 
 @pytest.mark.parametrize(
@@ -111,3 +116,55 @@ def test_http_options_check_the_new_fields(
     """HttpOptions refuses timeouts and limits of the wrong type or sign where it is made."""
     with pytest.raises(error, match=match):
         HttpOptions(**{field: value})  # type: ignore[arg-type]
+
+
+async def _seen_by_the_app(body: bytes) -> list[tuple[Any, bytes]]:
+    """``(scope[MESSAGE], body)`` of each request a guard hands its app for one POST."""
+    seen: list[tuple[Any, bytes]] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        got = await receive()
+        seen.append((scope.get(MESSAGE), got.get("body", b"")))
+        await send({"type": "http.response.start", "status": 202, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    guard = RequestGuard(
+        app, HostPolicy(None), stateless=False, max_body_bytes=10_000, body_timeout=5
+    )
+    headers = [(b"content-type", b"application/json"), (b"mcp-session-id", b"s")]
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers}
+    request = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> Message:
+        if request:
+            return request.pop()
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    async def send(message: Message) -> None:
+        """The client: reads nothing back."""
+
+    with anyio.fail_after(10):
+        await guard(scope, receive, send)
+    return seen
+
+
+@pytest.mark.anyio
+async def test_the_guard_hands_the_parsed_message_on() -> None:
+    """The app gets the body and, in its scope, that body's message parsed once."""
+    body = b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}'
+    assert await _seen_by_the_app(body) == [(json.loads(body), body)]
+    note = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    assert await _seen_by_the_app(note) == [(json.loads(note), note)]
+
+
+@pytest.mark.anyio
+async def test_each_batch_member_comes_with_its_own_message() -> None:
+    """A batch member is handed on as its own request, with its own parsed message."""
+    members = [
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    seen = await _seen_by_the_app(json.dumps(members).encode())
+    assert [message for message, _ in seen] == members
+    assert [json.loads(body) for _, body in seen] == members

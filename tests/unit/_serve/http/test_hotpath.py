@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import anyio
 import pytest
-from mcp.server import Server
-from mcp.server.streamable_http import EventCallback, EventStore, StreamableHTTPServerTransport
+from mcp.server.streamable_http import EventCallback, EventStore
 
 from mcpfusion import Fusion, HttpOptions
 from mcpfusion._serve.hotpath import call_shape
-from mcpfusion._serve.http.hotpath import HotEndpoint, _held
+from mcpfusion._serve.http.hotpath import HotEndpoint
 from mcpfusion._serve.http.streams import SessionManager
 from mcpfusion._serve.sdk import build_server, hub_of
 
@@ -117,29 +114,3 @@ def test_off_beside_middleware_of_the_servers_own() -> None:
     server.middleware.append(own)
     endpoint = HotEndpoint(SessionManager(app=server), server, app, hub_of(server))
     assert not endpoint.enabled
-
-
-def test_the_sdk_keeps_what_the_hot_path_reads() -> None:
-    """The SDK state the hot path reads is where mcp 2.3 keeps it (manager and transport)."""
-    manager = SessionManager(app=Server("x"))
-    assert manager._server_instances == {}
-    assert manager._session_owners == {}
-    transport = StreamableHTTPServerTransport("abc", idle_timeout=5)
-    assert transport._idle_timeout == 5
-    assert transport._requests_in_flight == 0
-    assert transport.idle_scope is None  # made by connect()
-
-
-async def test_a_request_in_flight_holds_the_session_open() -> None:
-    """While a hot request runs the idle countdown stops; it restarts when the last ends."""
-    transport = StreamableHTTPServerTransport("abc", idle_timeout=5)
-    async with transport.connect():
-        idle = transport.idle_scope
-        assert idle is not None
-        with _held(transport):
-            with _held(transport):
-                assert idle.deadline == math.inf
-            assert idle.deadline == math.inf
-        assert anyio.current_time() < idle.deadline <= anyio.current_time() + 5
-        assert transport._requests_in_flight == 0
-        await transport.terminate()
