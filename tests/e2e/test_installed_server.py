@@ -24,6 +24,7 @@ app = Fusion(
     description="Started as a desktop client would.",
     website_url="https://example.com",
     icons=[Icon("https://example.com/icon.png", mime_type="image/png")],
+    definitions="full",  # lean definitions (the default) leave a true openWorldHint out
 )
 tool = app.tool("lookup", description="Lookups.", title="Web lookups")
 
