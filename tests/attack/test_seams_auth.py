@@ -29,7 +29,9 @@ from mcpfusion.auth import (
 from mcpfusion.middleware import rate_limit
 from tests.e2e.auth_servers import (
     CLIENT_SECRET,
+    HEADERS,
     ISSUER,
+    LIST,
     READ_KEY,
     IdentityProvider,
     SigningKey,
@@ -41,14 +43,6 @@ from tests.e2e.auth_servers import (
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-LIST = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "tools/call",
-    "params": {"name": "billing", "arguments": {"action": "list_invoices"}},
-}
 
 
 @dataclass

@@ -45,6 +45,17 @@ INTROSPECTED = "opaque-active-token"
 REVOKED = "opaque-revoked-token"
 CLIENT_SECRET = "introspection-secret"
 
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+"""The headers of a JSON-RPC POST to the MCP endpoint."""
+
+LIST = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "billing", "arguments": {"action": "list_invoices"}},
+}
+"""A ``billing.list_invoices`` call."""
+
 
 @dataclass
 class SigningKey:

@@ -20,8 +20,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcpfusion.wire import parse
 from tests.client_results import first_text
 from tests.e2e.auth_servers import (
+    HEADERS,
     INTROSPECTED,
     ISSUER,
+    LIST,
     READ_KEY,
     REVOKED,
     WRITE_KEY,
@@ -39,14 +41,6 @@ from tests.e2e.auth_servers import (
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-LIST = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "tools/call",
-    "params": {"name": "billing", "arguments": {"action": "list_invoices"}},
-}
 
 
 @dataclass
