@@ -8,7 +8,7 @@ import ipaddress
 import json
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
@@ -131,31 +131,49 @@ async def register(request: Request, store: SignInStore, ttl: int, limit: int) -
     return JSONResponse(answer, status_code=201, headers={"Cache-Control": "no-store"})
 
 
-async def authenticate(
-    form: Mapping[str, str], request: Request, store: SignInStore
-) -> Record | None:
+Lookup = Callable[[str], Awaitable[Record | None]]
+"""Finds a client by its ``client_id``: a registered one, or a metadata document's."""
+
+
+def invalid_client(issuer: str) -> JSONResponse:
+    """The 401 of a client that failed to authenticate, with the challenge RFC 6749 §5.2 asks."""
+    answer = oauth_error("invalid_client", "the client is unknown or its secret wrong", 401)
+    answer.headers["WWW-Authenticate"] = f'Basic realm="{issuer}", error="invalid_client"'
+    return answer
+
+
+async def authenticate(form: Mapping[str, str], request: Request, lookup: Lookup) -> Record | None:
     """The client a token or revocation request authenticates as, or ``None``.
 
-    A public client names itself (``client_id``); a confidential one proves its secret with
-    HTTP Basic or in the form, as it registered.
+    The client must use the method it registered (``token_endpoint_auth_method``) and only
+    that one: a confidential client registered for HTTP Basic cannot send its secret in the
+    form, a public client cannot send a secret, and a request with two methods is refused
+    (RFC 6749 §2.3).
     """
     client_id, secret = form.get("client_id"), form.get("client_secret")
+    method = "none" if secret is None else "client_secret_post"
     header = request.headers.get("authorization", "")
     if header[:6].lower() == "basic ":
+        if secret is not None:
+            return None
         try:
             decoded = base64.b64decode(header[6:], validate=True).decode()
         except ValueError:
             return None
         user, _, password = decoded.partition(":")
-        client_id, secret = unquote(user), unquote(password)
+        if client_id is not None and client_id != unquote(user):
+            return None
+        client_id, secret, method = unquote(user), unquote(password), "client_secret_basic"
+    elif header:
+        return None  # a Bearer or other scheme is no client authentication here
     if not client_id:
         return None
-    client = await store.get("client", client_id)
-    if client is None:
+    client = await lookup(client_id)
+    if client is None or client.get("token_endpoint_auth_method") != method:
         return None
     stored = client.get("secret_hash")
-    if stored is None:
-        return client if secret is None else None
-    if secret is None or not hmac.compare_digest(stored, hash_api_key(secret)):
+    if method == "none":
+        return client if stored is None else None
+    if stored is None or secret is None or not hmac.compare_digest(stored, hash_api_key(secret)):
         return None
     return client

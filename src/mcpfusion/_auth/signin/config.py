@@ -46,6 +46,9 @@ class SignIn:
         refresh_ttl: seconds a refresh token lives (each use gives a new one).
         client_ttl: seconds a registered client is remembered.
         max_clients: registered clients at most; registrations past it are refused (429).
+        registration_limit: registrations one address may make in an hour, at once or
+            spread out; past it they are refused (429 with ``Retry-After``). The buckets
+            live in the server's ``rate_limit_store`` (Redis with ``--redis-url``).
         signing_key: a PEM P-256 private key signing the tokens, the same in every worker;
             ``None``: one made per process.
         store: where clients, codes and grants live; ``None``: a ``MemoryStore`` made here,
@@ -67,6 +70,7 @@ class SignIn:
     refresh_ttl: int = 14 * 86400
     client_ttl: int = 90 * 86400
     max_clients: int = 10_000
+    registration_limit: int = 20
     signing_key: str | None = field(default=None, repr=False)
     store: SignInStore | None = None
 
@@ -90,7 +94,7 @@ class SignIn:
         if isinstance(asked, str) or "openid" not in asked:
             raise ValueError("provider_scopes is a list of scope names with openid among them")
         object.__setattr__(self, "provider_scopes", tuple(asked))
-        for name in ("token_ttl", "refresh_ttl", "client_ttl", "max_clients"):
+        for name in ("token_ttl", "refresh_ttl", "client_ttl", "max_clients", "registration_limit"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int; got {value!r}")

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import time
 from collections import OrderedDict
 from typing import Final
 
 from mcpfusion._auth.signin.config import SignIn
-from mcpfusion._auth.signin.provider import OpenIDProvider, ProviderError
-from mcpfusion._auth.signin.store import SignInStore
+from mcpfusion._auth.signin.provider import OpenIDProvider, ProviderError, upstream_of
+from mcpfusion._auth.signin.sealed import Sealer
+from mcpfusion._auth.signin.store import Record, SignInStore
 from mcpfusion._errors import ToolError
 from mcpfusion._identity import Identity
 
@@ -52,6 +54,8 @@ class TokenExchange:
             client_secret=settings.client_secret,
         )
         self._issuer = settings.issuer_url
+        self._sealer = Sealer(settings.client_secret)
+        self._refresh_ttl = settings.refresh_ttl
         self._max = max_cached
         self._cache: OrderedDict[tuple[str, str, str], tuple[str, float]] = OrderedDict()
 
@@ -75,10 +79,9 @@ class TokenExchange:
         if cached is not None and cached[1] > time.monotonic():
             self._cache.move_to_end(key)
             return cached[0]
-        upstream = await self._store.get("upstream", grant)
-        revoked = await self._store.get("revoked", grant)
-        if upstream is None or revoked is not None:
+        if await self._store.get("revoked", grant) is not None:
             raise _required("the sign-in has ended")
+        upstream = await self._upstream(grant)
         form = {
             "grant_type": GRANT,
             "subject_token": upstream["access_token"],
@@ -100,6 +103,36 @@ class TokenExchange:
         while len(self._cache) > self._max:
             self._cache.popitem(last=False)
         return token
+
+    async def _upstream(self, grant: str) -> Record:
+        """The provider's live token of ``grant``, refreshed at the provider when it expired.
+
+        Raises:
+            ToolError: ``AUTH_REQUIRED`` when there is none, or it expired and cannot be
+                refreshed (no refresh token, or the provider refused it).
+        """
+        purpose = f"upstream:{grant}"
+        upstream = self._sealer.open(await self._store.get("upstream", grant), purpose)
+        if upstream is None or not isinstance(upstream.get("access_token"), str):
+            raise _required("the sign-in has ended")
+        if upstream.get("expires_at", math.inf) - MARGIN_SECONDS > time.time():
+            return upstream
+        refresh = upstream.get("refresh_token")
+        if not isinstance(refresh, str):
+            raise _required("the sign-in at the identity provider has expired")
+        try:
+            answer = await self._provider.refresh(refresh)
+        except ProviderError as exc:
+            logger.warning("refreshing the provider's token refused: %s", exc)
+            raise _required("the sign-in at the identity provider has expired") from None
+        renewed = upstream_of(answer, upstream)
+        if not isinstance(renewed.get("access_token"), str):
+            raise _required("the sign-in at the identity provider has expired")
+        # Another worker may refresh the same grant at once; the provider decides whether
+        # both refreshed tokens stay valid (rotation). The last write wins here.
+        sealed = self._sealer.seal(renewed, purpose)
+        await self._store.put("upstream", grant, sealed, self._refresh_ttl)
+        return renewed
 
 
 def _required(why: str) -> ToolError:

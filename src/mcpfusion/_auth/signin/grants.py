@@ -15,7 +15,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from mcpfusion._auth.config import hash_api_key
-from mcpfusion._auth.signin.clients import authenticate, oauth_error, read_body
+from mcpfusion._auth.signin.clients import (
+    Lookup,
+    authenticate,
+    invalid_client,
+    oauth_error,
+    read_body,
+)
 from mcpfusion._auth.signin.config import SignIn
 from mcpfusion._auth.signin.store import Record, SignInStore
 from mcpfusion._auth.signin.tokens import TokenIssuer
@@ -50,17 +56,19 @@ def granted(settings: SignIn, asked: str | None) -> frozenset[str] | None:
 class Grants:
     """Answers ``/oauth/token`` and ``/oauth/revoke`` for the facade's clients."""
 
-    def __init__(self, settings: SignIn, store: SignInStore, tokens: TokenIssuer) -> None:
-        self.settings, self.store, self.tokens = settings, store, tokens
+    def __init__(
+        self, settings: SignIn, store: SignInStore, tokens: TokenIssuer, lookup: Lookup
+    ) -> None:
+        self.settings, self.store, self.tokens, self.lookup = settings, store, tokens, lookup
 
     async def token(self, request: Request) -> Response:
         """The token endpoint (RFC 6749 §3.2)."""
         form = await read_form(request)
         if form is None:
             return oauth_error("invalid_request", "the body is a small form")
-        client = await authenticate(form, request, self.store)
+        client = await authenticate(form, request, self.lookup)
         if client is None:
-            return oauth_error("invalid_client", "the client is unknown or its secret wrong", 401)
+            return invalid_client(self.tokens.issuer)
         resource = form.get("resource")
         if resource is not None and resource != self.settings.resource:
             return oauth_error("invalid_target", "tokens are issued for this server only")
@@ -97,7 +105,7 @@ class Grants:
             s256(verifier), found["challenge"]
         ):
             return oauth_error("invalid_grant", "the PKCE code verifier does not match")
-        grant = generate_token(24)
+        grant = found.get("grant") or generate_token(24)
         await self.store.put("used", key_of(code), {"grant": grant}, self.settings.refresh_ttl)
         return await self._issue(found, grant)
 
@@ -164,9 +172,9 @@ class Grants:
         form = await read_form(request)
         if form is None:
             return oauth_error("invalid_request", "the body is a small form")
-        client = await authenticate(form, request, self.store)
+        client = await authenticate(form, request, self.lookup)
         if client is None:
-            return oauth_error("invalid_client", "the client is unknown or its secret wrong", 401)
+            return invalid_client(self.tokens.issuer)
         token = form.get("token", "")
         found = await self.store.get("refresh", key_of(token))
         grant = None

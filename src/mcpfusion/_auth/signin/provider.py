@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
@@ -11,6 +12,7 @@ import httpx2
 
 from mcpfusion._auth.config import Tenant, VerifierUnavailable, tenant_of
 from mcpfusion._auth.jwt import JWTVerifier
+from mcpfusion._auth.signin.store import Record
 from mcpfusion._identity import Identity
 
 logger = logging.getLogger("mcpfusion.auth")
@@ -87,6 +89,10 @@ class OpenIDProvider:
             "code_challenge": challenge,
             "code_challenge_method": "S256",
         }
+        if "offline_access" in self.scopes.split():
+            # OpenID Connect Core §11: a refresh token for offline use needs the consent
+            # prompt; providers drop offline_access without it.
+            query["prompt"] = "consent"
         return f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode(query)}"
 
     async def redeem(
@@ -152,6 +158,16 @@ class OpenIDProvider:
         metadata = await self.metadata()
         return await self._call("POST", metadata["token_endpoint"], data=dict(form))
 
+    async def refresh(self, refresh_token: str) -> Mapping[str, Any]:
+        """The provider's answer to a refresh of its own token (``upstream_of`` keeps it).
+
+        Raises:
+            ProviderError: when the provider refuses or cannot be reached.
+        """
+        metadata = await self.metadata()
+        form = {"grant_type": "refresh_token", "refresh_token": refresh_token}
+        return await self._call("POST", metadata["token_endpoint"], data=form)
+
     async def _call(self, method: str, url: str, **kwargs: Any) -> Mapping[str, Any]:
         try:
             async with httpx2.AsyncClient(timeout=self.timeout) as client:
@@ -165,3 +181,18 @@ class OpenIDProvider:
             logger.warning("the provider answered %s %s with %d", method, url, response.status_code)
             raise ProviderError(f"{method} {url} answered {response.status_code}")
         return document
+
+
+def upstream_of(answer: Mapping[str, Any], previous: Mapping[str, Any] | None = None) -> Record:
+    """What the facade keeps of a provider's token answer: the access token, its absolute
+    expiry, and the refresh token (a refresh answer without one keeps the ``previous``)."""
+    kept: Record = {"access_token": answer.get("access_token")}
+    lifetime = answer.get("expires_in")
+    if isinstance(lifetime, int) and not isinstance(lifetime, bool):
+        kept["expires_at"] = int(time.time()) + lifetime
+    refresh = answer.get("refresh_token")
+    if not isinstance(refresh, str) and previous is not None:
+        refresh = previous.get("refresh_token")
+    if isinstance(refresh, str):
+        kept["refresh_token"] = refresh
+    return kept

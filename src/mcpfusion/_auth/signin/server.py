@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 import html
 import logging
+import math
 from typing import Any, Final
 from urllib.parse import urlencode
 
@@ -12,14 +13,19 @@ from authlib.common.security import generate_token
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mcpfusion._app.ratelimit import MemoryRateLimitStore, RateLimitStore
 from mcpfusion._auth.config import Auth
-from mcpfusion._auth.signin.clients import register
+from mcpfusion._auth.signin.clients import oauth_error, register
 from mcpfusion._auth.signin.config import SignIn
+from mcpfusion._auth.signin.exchange import TokenExchange
 from mcpfusion._auth.signin.grants import Grants, granted, key_of, read_form, s256
-from mcpfusion._auth.signin.provider import OpenIDProvider, ProviderError
+from mcpfusion._auth.signin.provider import OpenIDProvider, ProviderError, upstream_of
+from mcpfusion._auth.signin.sealed import Sealer
 from mcpfusion._auth.signin.store import MemoryStore, Record
 from mcpfusion._auth.signin.tokens import TokenIssuer
+from mcpfusion._tools.downstream import SERVING_TOKEN_SOURCE
 
 logger = logging.getLogger("mcpfusion.auth")
 
@@ -41,9 +47,11 @@ class Facade:
 
     Args:
         settings: the ``SignIn`` option.
+        rate_limits: where the per-address registration buckets live (the server's
+            ``rate_limit_store``, shared by its workers); ``None``: this process's memory.
     """
 
-    def __init__(self, settings: SignIn) -> None:
+    def __init__(self, settings: SignIn, rate_limits: RateLimitStore | None = None) -> None:
         self.settings = settings
         self.base = settings.base_url
         self.store = settings.store if settings.store is not None else MemoryStore()
@@ -62,7 +70,10 @@ class Facade:
             signing_key=settings.signing_key,
             ttl=settings.token_ttl,
         )
-        self.grants = Grants(settings, self.store, self.tokens)
+        self.sealer = Sealer(settings.client_secret)
+        self.exchange = TokenExchange(settings)
+        self.grants = Grants(settings, self.store, self.tokens, self.client)
+        self.limits = rate_limits if rate_limits is not None else MemoryRateLimitStore()
 
     def auth(self) -> Auth:
         """The resource-server side: the MCP endpoint accepts the facade's tokens."""
@@ -72,6 +83,21 @@ class Facade:
             authorization_servers=[self.issuer],
             scopes_supported=self.settings.scopes_supported or None,
         )
+
+    def serving(self, endpoint: ASGIApp) -> ASGIApp:
+        """``endpoint`` with this sign-in's token exchange behind ``ctx.token_for``."""
+        exchange = self.exchange
+
+        async def with_exchange(scope: Scope, receive: Receive, send: Send) -> None:
+            # Calls run in tasks started from the request (a stateful session's from its
+            # first request), which inherit the context variable.
+            token = SERVING_TOKEN_SOURCE.set(exchange)
+            try:
+                await endpoint(scope, receive, send)
+            finally:
+                SERVING_TOKEN_SOURCE.reset(token)
+
+        return with_exchange
 
     def routes(self) -> list[BaseRoute]:
         """The facade's endpoints, to mount beside the MCP endpoint."""
@@ -123,15 +149,33 @@ class Facade:
         return JSONResponse(self.tokens.jwks())
 
     async def register(self, request: Request) -> Response:
-        """Dynamic client registration (RFC 7591)."""
+        """Dynamic client registration (RFC 7591), a few an hour from one address."""
+        refused = await self._over_limit(request)
+        if refused is not None:
+            return refused
         return await register(
             request, self.store, self.settings.client_ttl, self.settings.max_clients
         )
 
+    async def _over_limit(self, request: Request) -> Response | None:
+        """The 429 of an address past ``registration_limit`` this hour, else ``None``."""
+        burst = self.settings.registration_limit
+        address = request.client.host if request.client is not None else "unknown"
+        wait = await self.limits.take(f"signin-register:{address}", burst / 3600, burst)
+        if wait <= 0:
+            return None
+        answer = oauth_error("temporarily_unavailable", "too many registrations from here", 429)
+        answer.headers["Retry-After"] = str(max(1, math.ceil(wait)))
+        return answer
+
+    async def client(self, client_id: str) -> Record | None:
+        """The client ``client_id`` names: one registered here."""
+        return await self.store.get("client", client_id)
+
     async def authorize(self, request: Request) -> Response:
         """Checks an authorization request, then shows the consent page."""
         query = request.query_params
-        client = await self.store.get("client", query.get("client_id", ""))
+        client = await self.client(query.get("client_id", ""))
         if client is None:
             return _page("Sign-in refused", "The application is not registered here.", 400)
         redirect = query.get("redirect_uri")
@@ -247,7 +291,7 @@ class Facade:
             if isinstance(allowed, str):
                 raise TypeError("scopes_of returns a collection of scope names, not a str")
             scopes = sorted(set(scopes) & set(allowed))
-        code = generate_token(48)
+        code, grant = generate_token(48), generate_token(24)
         claims = {k: v for k, v in user.claims.items() if isinstance(v, str | bool)}
         record: Record = {
             "client_id": pending["client_id"],
@@ -257,8 +301,10 @@ class Facade:
             "subject": user.subject,
             "tenant": user.tenant,
             "claims": claims,
-            # The provider's own token stays here, for token exchange; no client sees it.
-            "upstream": {k: upstream[k] for k in ("access_token", "expires_in") if k in upstream},
+            "grant": grant,
+            # The provider's own tokens stay here, sealed, for token exchange; no client
+            # sees them.
+            "upstream": self.sealer.seal(upstream_of(upstream), f"upstream:{grant}"),
         }
         await self.store.put("code", key_of(code), record, _CODE_SECONDS)
         return _back(redirect, self.issuer, state, code=code)

@@ -186,8 +186,9 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         # Imported here: Authlib (the signin extra) loads only for a server that signs in.
         from mcpfusion._auth.signin.server import Facade
 
-        facade = Facade(options.signin)
-        routes = [*facade.routes(), *protected(facade.auth(), options.path, endpoint)]
+        facade = Facade(options.signin, options.rate_limit_store)
+        served = facade.serving(endpoint)
+        routes = [*facade.routes(), *protected(facade.auth(), options.path, served)]
     elif options.auth is not None:
         routes = protected(options.auth, options.path, endpoint)
     else:
