@@ -1,5 +1,5 @@
 // A certified OpenID provider (the oidc-provider package) for the sign-in tests, on 127.0.0.1.
-// Usage: node oidc_provider.mjs CLIENT_ID CLIENT_SECRET
+// Usage: node oidc_provider.mjs CLIENT_ID CLIENT_SECRET [ACCESS_TOKEN_SECONDS]
 // Prints {"issuer": ...} once listening on a free port, then reads the one redirect URI of
 // its client from stdin (the MCP server's, which needs the issuer to start) and prints
 // {"ready": true}. Every account signs in with any password (the package's development
@@ -8,7 +8,7 @@ import http from "node:http";
 import readline from "node:readline";
 import Provider from "oidc-provider";
 
-const [clientId, clientSecret] = process.argv.slice(2);
+const [clientId, clientSecret, accessSeconds] = process.argv.slice(2);
 const EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 const DOWNSTREAM = "https://ledger.example";
 // Token exchange (RFC 8693) is not built into oidc-provider: this grant exchanges an access
@@ -71,6 +71,8 @@ function start(issuer, redirectUri) {
       }),
     }),
     features: { devInteractions: { enabled: true } },
+    // Short-lived access tokens make the facade refresh its provider token (tests of it).
+    ttl: accessSeconds ? { AccessToken: Number(accessSeconds) } : {},
     // The test client speaks plain HTTP on loopback; the cookies need no Secure flag there.
     cookies: { keys: ["a test key, not a secret"] },
   });

@@ -89,11 +89,13 @@ class Provider:
 
 
 @asynccontextmanager
-async def oidc_provider() -> AsyncIterator[Provider]:
-    """oidc-provider on a free port of 127.0.0.1, stopped at the end."""
+async def oidc_provider(access_seconds: int | None = None) -> AsyncIterator[Provider]:
+    """oidc-provider on a free port of 127.0.0.1, stopped at the end; its access tokens
+    live ``access_seconds`` when given (its default otherwise)."""
     script = provider_script()
+    lifetime = [] if access_seconds is None else [str(access_seconds)]
     process = subprocess.Popen(
-        ["node", str(script), CLIENT_ID, CLIENT_SECRET],
+        ["node", str(script), CLIENT_ID, CLIENT_SECRET, *lifetime],
         cwd=SCRATCH,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -111,15 +113,17 @@ async def oidc_provider() -> AsyncIterator[Provider]:
 
 def settings_for(issuer: str, resource: str, **changes: Any) -> SignIn:
     """The facade's settings in these tests: the provider's tenant claim, two scopes."""
+    defaults: dict[str, Any] = {
+        "scopes_supported": SCOPES,
+        "tenant": lambda claims: claims.get("tenant"),
+        "provider_scopes": ("openid", "email", "tenant"),
+    }
     return SignIn(
         issuer=issuer,
         client_id=CLIENT_ID,
         client_secret=CLIENT_SECRET,
         resource=resource,
-        scopes_supported=SCOPES,
-        tenant=lambda claims: claims.get("tenant"),
-        provider_scopes=("openid", "email", "tenant"),
-        **changes,
+        **{**defaults, **changes},
     )
 
 
@@ -128,11 +132,12 @@ async def signin_stack(
     *,
     stateless: bool = False,
     app: Callable[[SignIn], Fusion] | None = None,
+    access_seconds: int | None = None,
     **changes: Any,
 ) -> AsyncIterator[Stack]:
     """oidc-provider and an app (the secured app by default) behind a ``SignIn`` facade,
     both on 127.0.0.1."""
-    async with oidc_provider() as provider:
+    async with oidc_provider(access_seconds) as provider:
         made: list[SignIn] = []
 
         def make(port: int) -> Any:

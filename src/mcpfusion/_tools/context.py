@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from mcpfusion._identity import Identity
 from mcpfusion._tools import client as _client
+from mcpfusion._tools import downstream as _downstream
 from mcpfusion._tools.caller_state import CallerState, caller_state_of
 from mcpfusion._wire.format import fold_lines, neutralize
 
@@ -226,6 +227,23 @@ class Context:
         handler that changes something should check ``ctx.cancelled`` before committing.
         """
         return self.request.cancelled
+
+    async def token_for(self, audience: str, *, scopes: Sequence[str] = ()) -> str:
+        """A token for the downstream API ``audience``, acting as the signed-in caller::
+
+            token = await ctx.token_for("https://ledger.example.com", scopes=["read"])
+
+        Obtained by token exchange (RFC 8693) at the identity provider of the server's
+        sign-in (``HttpOptions(signin=...)``), cached until shortly before it expires; the
+        caller's own token never leaves the server. The provider's token of the sign-in is
+        refreshed at the provider when it has expired.
+
+        Raises:
+            ToolError: ``AUTH_REQUIRED`` when the caller did not sign in through this
+                server, the sign-in has ended, the provider refuses, or the server does not
+                sign users in: the agent can ask the user to sign in again.
+        """
+        return await _downstream.token_for(self.identity, audience, scopes)
 
     async def progress(
         self, done: float, total: float | None = None, message: str | None = None
