@@ -1,5 +1,7 @@
 // The official TypeScript SDK's OAuth client signing in, then calling a tool.
-// Usage: node node_oauth_client.mjs URL REDIRECT_URI TOOL ARGS_JSON
+// Usage: node node_oauth_client.mjs URL REDIRECT_URI TOOL ARGS_JSON [CLIENT_METADATA_URL]
+// With CLIENT_METADATA_URL the client is named by its metadata document's URL (CIMD)
+// when the server supports it, instead of registering.
 // Prints {"authorize": URL} when the SDK sends the user to the authorization server, reads
 // the code the user's browser came back with from stdin, then prints {"result", "scope"}.
 import readline from "node:readline";
@@ -7,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const [endpoint, redirect, tool, args] = process.argv.slice(2);
+const [endpoint, redirect, tool, args, metadataUrl] = process.argv.slice(2);
 const lines = readline.createInterface({ input: process.stdin });
 const nextLine = () => new Promise((resolve) => lines.once("line", resolve));
 
@@ -16,6 +18,7 @@ const provider = {
   get redirectUrl() {
     return redirect;
   },
+  clientMetadataUrl: metadataUrl,
   get clientMetadata() {
     return {
       client_name: "TypeScript SDK client",

@@ -131,8 +131,9 @@ async def register(request: Request, store: SignInStore, ttl: int, limit: int) -
     return JSONResponse(answer, status_code=201, headers={"Cache-Control": "no-store"})
 
 
-Lookup = Callable[[str], Awaitable[Record | None]]
-"""Finds a client by its ``client_id``: a registered one, or a metadata document's."""
+Lookup = Callable[[str, Request], Awaitable[Record | None]]
+"""Finds the client a request names by ``client_id``: a registered one, or a metadata
+document's."""
 
 
 def invalid_client(issuer: str) -> JSONResponse:
@@ -168,7 +169,7 @@ async def authenticate(form: Mapping[str, str], request: Request, lookup: Lookup
         return None  # a Bearer or other scheme is no client authentication here
     if not client_id:
         return None
-    client = await lookup(client_id)
+    client = await lookup(client_id, request)
     if client is None or client.get("token_endpoint_auth_method") != method:
         return None
     stored = client.get("secret_hash")

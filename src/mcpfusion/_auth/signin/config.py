@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,13 @@ class SignIn:
         registration_limit: registrations one address may make in an hour, at once or
             spread out; past it they are refused (429 with ``Retry-After``). The buckets
             live in the server's ``rate_limit_store`` (Redis with ``--redis-url``).
+        metadata_documents: accept clients named by the HTTPS URL of their client ID
+            metadata document (MCP's preferred registration), fetched with SSRF guards
+            and cached; advertised as ``client_id_metadata_document_supported``.
+        metadata_documents_tls: the certificate authorities documents' servers are
+            checked against (an ``ssl.SSLContext``); ``None``: the system's.
+        metadata_documents_private: fetch documents from loopback and private addresses
+            too. For tests only: it lets a client make the server fetch inside its network.
         signing_key: a PEM P-256 private key signing the tokens, the same in every worker;
             ``None``: one made per process.
         store: where clients, codes and grants live; ``None``: a ``MemoryStore`` made here,
@@ -71,6 +79,9 @@ class SignIn:
     client_ttl: int = 90 * 86400
     max_clients: int = 10_000
     registration_limit: int = 20
+    metadata_documents: bool = True
+    metadata_documents_tls: ssl.SSLContext | None = None
+    metadata_documents_private: bool = False
     signing_key: str | None = field(default=None, repr=False)
     store: SignInStore | None = None
 
@@ -88,6 +99,10 @@ class SignIn:
         object.__setattr__(self, "scopes_supported", tuple(scopes))
         if self.scopes_of is not None and not callable(self.scopes_of):
             raise TypeError("scopes_of is a function of the user's claims")
+        if self.metadata_documents_tls is not None and not isinstance(
+            self.metadata_documents_tls, ssl.SSLContext
+        ):
+            raise TypeError("metadata_documents_tls is an ssl.SSLContext")
         if self.store is None:
             object.__setattr__(self, "store", MemoryStore())
         asked = self.provider_scopes

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import hmac
-import html
 import logging
 import math
-from typing import Any, Final
-from urllib.parse import urlencode
+from typing import Final
 
 from authlib.common.security import generate_token
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -19,8 +16,10 @@ from mcpfusion._app.ratelimit import MemoryRateLimitStore, RateLimitStore
 from mcpfusion._auth.config import Auth
 from mcpfusion._auth.signin.clients import oauth_error, register
 from mcpfusion._auth.signin.config import SignIn
+from mcpfusion._auth.signin.documents import ClientDocuments, document_url_allowed, is_document_url
 from mcpfusion._auth.signin.exchange import TokenExchange
 from mcpfusion._auth.signin.grants import Grants, granted, key_of, read_form, s256
+from mcpfusion._auth.signin.pages import COOKIE, back_to, consent_page, page, same_browser
 from mcpfusion._auth.signin.provider import OpenIDProvider, ProviderError, upstream_of
 from mcpfusion._auth.signin.sealed import Sealer
 from mcpfusion._auth.signin.store import MemoryStore, Record
@@ -29,17 +28,8 @@ from mcpfusion._tools.downstream import SERVING_TOKEN_SOURCE
 
 logger = logging.getLogger("mcpfusion.auth")
 
-COOKIE: Final = "mcpfusion_signin"
-"""Binds a sign-in to the browser that saw the consent page (SameSite=Lax, HttpOnly)."""
 _STEP_SECONDS: Final = 600
 _CODE_SECONDS: Final = 60
-_PAGE_HEADERS: Final = {
-    "Cache-Control": "no-store",
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
-    "form-action 'self'; frame-ancestors 'none'",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-}
 
 
 class Facade:
@@ -74,6 +64,15 @@ class Facade:
         self.exchange = TokenExchange(settings)
         self.grants = Grants(settings, self.store, self.tokens, self.client)
         self.limits = rate_limits if rate_limits is not None else MemoryRateLimitStore()
+        self.documents = (
+            ClientDocuments(
+                self.store,
+                tls=settings.metadata_documents_tls,
+                allow_private=settings.metadata_documents_private,
+            )
+            if settings.metadata_documents
+            else None
+        )
 
     def auth(self) -> Auth:
         """The resource-server side: the MCP endpoint accepts the facade's tokens."""
@@ -141,6 +140,7 @@ class Facade:
                     "client_secret_basic",
                 ],
                 "authorization_response_iss_parameter_supported": True,
+                "client_id_metadata_document_supported": self.documents is not None,
             }
         )
 
@@ -159,36 +159,49 @@ class Facade:
 
     async def _over_limit(self, request: Request) -> Response | None:
         """The 429 of an address past ``registration_limit`` this hour, else ``None``."""
-        burst = self.settings.registration_limit
-        address = request.client.host if request.client is not None else "unknown"
-        wait = await self.limits.take(f"signin-register:{address}", burst / 3600, burst)
+        wait = await self._take(request)
         if wait <= 0:
             return None
         answer = oauth_error("temporarily_unavailable", "too many registrations from here", 429)
         answer.headers["Retry-After"] = str(max(1, math.ceil(wait)))
         return answer
 
-    async def client(self, client_id: str) -> Record | None:
-        """The client ``client_id`` names: one registered here."""
-        return await self.store.get("client", client_id)
+    async def _take(self, request: Request) -> float:
+        """Takes one of the address's registrations (a document fetched counts as one)."""
+        burst = self.settings.registration_limit
+        address = request.client.host if request.client is not None else "unknown"
+        return await self.limits.take(f"signin-register:{address}", burst / 3600, burst)
+
+    async def client(self, client_id: str, request: Request) -> Record | None:
+        """The client ``client_id`` names: one registered here, or a metadata document's."""
+        if not is_document_url(client_id):
+            return await self.store.get("client", client_id)
+        if self.documents is None or not document_url_allowed(client_id):
+            return None
+        cached = await self.documents.cached(client_id)
+        if cached is not None:
+            return cached or None  # {}: its document failed lately
+        if await self._take(request) > 0:
+            return None  # a flood of document URLs makes no flood of fetches
+        return await self.documents.fetch(client_id)
 
     async def authorize(self, request: Request) -> Response:
         """Checks an authorization request, then shows the consent page."""
         query = request.query_params
-        client = await self.client(query.get("client_id", ""))
+        client = await self.client(query.get("client_id", ""), request)
         if client is None:
-            return _page("Sign-in refused", "The application is not registered here.", 400)
+            return page("Sign-in refused", "The application is not registered here.", 400)
         redirect = query.get("redirect_uri")
         if redirect is None and len(client["redirect_uris"]) == 1:
             redirect = client["redirect_uris"][0]
         if redirect is None or redirect not in client["redirect_uris"]:
             # Never redirect to a URI the client did not register: that is an open redirect
             # carrying the code to whoever wrote the link.
-            return _page("Sign-in refused", "The redirect URI is not registered.", 400)
+            return page("Sign-in refused", "The redirect URI is not registered.", 400)
         state = query.get("state")
 
         def back(error: str, description: str) -> Response:
-            return _back(redirect, self.issuer, state, error=error, error_description=description)
+            return back_to(redirect, self.issuer, state, error=error, error_description=description)
 
         if query.get("response_type") != "code":
             return back("unsupported_response_type", "response_type is code")
@@ -210,19 +223,8 @@ class Facade:
             "browser": browser,
         }
         await self.store.put("consent", key_of(ticket), pending, _STEP_SECONDS)
-        name = client.get("client_name") or client["client_id"]
-        listed = "".join(f"<li>{html.escape(s)}</li>" for s in sorted(scopes)) or "<li>none</li>"
-        body = (
-            f"<p><b>{html.escape(name)}</b> asks to use this server as you.</p>"
-            f"<p>It will get back to {html.escape(redirect)} with these scopes:</p>"
-            f"<ul>{listed}</ul>"
-            f'<form method="post" action="{self.base}/oauth/consent">'
-            f'<input type="hidden" name="ticket" value="{ticket}">'
-            '<button name="decision" value="allow">Allow</button> '
-            '<button name="decision" value="deny">Deny</button></form>'
-        )
-        page = _page("Allow access?", body, 200, raw=True)
-        page.set_cookie(
+        answer = consent_page(client, redirect, sorted(scopes), ticket, self.base)
+        answer.set_cookie(
             COOKIE,
             browser,
             max_age=_STEP_SECONDS,
@@ -231,19 +233,19 @@ class Facade:
             samesite="lax",
             secure=self.base.startswith("https:"),
         )
-        return page
+        return answer
 
     async def consent(self, request: Request) -> Response:
         """The user's answer on the consent page: on to the provider's login, or back."""
         form = await read_form(request)
         if form is None:
-            return _page("Sign-in refused", "The form is too large.", 413)
+            return page("Sign-in refused", "The form is too large.", 413)
         ticket, decision = form.get("ticket", ""), form.get("decision")
         pending = await self.store.take("consent", key_of(ticket))
-        if pending is None or not _same_browser(request, pending):
-            return _page("Sign-in refused", "This consent expired or is not yours.", 400)
+        if pending is None or not same_browser(request, pending):
+            return page("Sign-in refused", "This consent expired or is not yours.", 400)
         if decision != "allow":
-            return _back(
+            return back_to(
                 pending["redirect_uri"], self.issuer, pending["state"], error="access_denied"
             )
         state, nonce, verifier = generate_token(32), generate_token(32), generate_token(64)
@@ -262,18 +264,18 @@ class Facade:
             )
         except ProviderError as exc:
             logger.error("sign-in provider unavailable: %s", exc)
-            return _page("Sign-in unavailable", "The identity provider cannot be reached.", 502)
+            return page("Sign-in unavailable", "The identity provider cannot be reached.", 502)
         return RedirectResponse(url, status_code=303)
 
     async def callback(self, request: Request) -> Response:
         """The provider sends the browser back: redeem its code, give the client ours."""
         query = request.query_params
         pending = await self.store.take("signin", key_of(query.get("state", "")))
-        if pending is None or not _same_browser(request, pending):
-            return _page("Sign-in refused", "This sign-in expired or is not yours.", 400)
+        if pending is None or not same_browser(request, pending):
+            return page("Sign-in refused", "This sign-in expired or is not yours.", 400)
         redirect, state = pending["redirect_uri"], pending["state"]
         if "code" not in query:
-            return _back(redirect, self.issuer, state, error="access_denied")
+            return back_to(redirect, self.issuer, state, error="access_denied")
         try:
             user, upstream = await self.provider.redeem(
                 code=query["code"],
@@ -283,7 +285,7 @@ class Facade:
             )
         except ProviderError as exc:
             logger.warning("sign-in failed at the provider: %s", exc)
-            return _back(redirect, self.issuer, state, error="access_denied")
+            return back_to(redirect, self.issuer, state, error="access_denied")
         scopes = pending["scopes"]
         if self.settings.scopes_of is not None:
             # The user's own rights bound what the client asked and the user consented to.
@@ -307,26 +309,4 @@ class Facade:
             "upstream": self.sealer.seal(upstream_of(upstream), f"upstream:{grant}"),
         }
         await self.store.put("code", key_of(code), record, _CODE_SECONDS)
-        return _back(redirect, self.issuer, state, code=code)
-
-
-def _same_browser(request: Request, pending: Record) -> bool:
-    return hmac.compare_digest(request.cookies.get(COOKIE, ""), pending["browser"])
-
-
-def _back(redirect: str, issuer: str, state: str | None, **params: Any) -> Response:
-    """Redirects to the client's registered URI with ``params``, its ``state`` and ``iss``."""
-    if state is not None:
-        params["state"] = state
-    params["iss"] = issuer  # RFC 9207: the client knows which server answered
-    joiner = "&" if "?" in redirect else "?"
-    return RedirectResponse(f"{redirect}{joiner}{urlencode(params)}", status_code=303)
-
-
-def _page(title: str, body: str, status: int, *, raw: bool = False) -> HTMLResponse:
-    text = body if raw else f"<p>{html.escape(body)}</p>"
-    document = (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        f"</head><body><h1>{html.escape(title)}</h1>{text}</body></html>"
-    )
-    return HTMLResponse(document, status_code=status, headers=dict(_PAGE_HEADERS))
+        return back_to(redirect, self.issuer, state, code=code)
