@@ -3,7 +3,9 @@
 // Prints {"issuer": ...} once listening on a free port, then reads the one redirect URI of
 // its client from stdin (the MCP server's, which needs the issuer to start) and prints
 // {"ready": true}. Every account signs in with any password (the package's development
-// interactions); its claims name the tenant "acme".
+// interactions); its claims name the tenant "acme", or for a login "name+TENANT" TENANT.
+// The tenant claim comes with the tenant scope, and with profile as providers' group and
+// tenant claims often do.
 import http from "node:http";
 import readline from "node:readline";
 import Provider from "oidc-provider";
@@ -58,7 +60,12 @@ function start(issuer, redirectUri) {
         response_types: ["code"],
       },
     ],
-    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"], tenant: ["tenant"] },
+    claims: {
+      openid: ["sub"],
+      email: ["email", "email_verified"],
+      profile: ["name", "tenant"],
+      tenant: ["tenant"],
+    },
     scopes: ["openid", "email", "profile", "tenant", "offline_access"],
     findAccount: async (_ctx, id) => ({
       accountId: id,
@@ -67,7 +74,7 @@ function start(issuer, redirectUri) {
         email: `${id}@example.com`,
         email_verified: true,
         name: id,
-        tenant: "acme",
+        tenant: id.includes("+") ? id.split("+")[1] : "acme",
       }),
     }),
     features: { devInteractions: { enabled: true } },
