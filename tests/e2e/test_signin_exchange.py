@@ -50,12 +50,18 @@ async def upstream_token(stack: Stack, token: str) -> str:
     return found
 
 
-async def test_a_handler_gets_a_token_for_a_downstream_api_with_ctx_token_for() -> None:
+@pytest.mark.parametrize("stateless", [False, True])
+async def test_a_handler_gets_a_token_for_a_downstream_api_with_ctx_token_for(
+    stateless: bool,
+) -> None:
     """``ctx.token_for`` exchanges the caller's sign-in at the provider (then caches it),
     the downstream API sees the user, and an audience the provider refuses is an
-    AUTH_REQUIRED tool error that shows no token."""
+    AUTH_REQUIRED tool error that shows no token; over stateful and stateless HTTP."""
     with anyio.fail_after(120):
-        async with signin_stack(app=ledger_app) as stack, browser(stack) as user:
+        async with (
+            signin_stack(app=ledger_app, stateless=stateless) as stack,
+            browser(stack) as user,
+        ):
             token = await signed_in_token(user)
             seen = await call_tool(stack.mcp, token, "ledger", {"action": "whoami"})
             refused = await call_tool(

@@ -11,9 +11,10 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from mcpfusion.redis import RedisSignInStore
+from mcpfusion.redis import RedisRateLimitStore, RedisSignInStore
 from mcpfusion.server import HttpOptions, asgi_app
 from tests.e2e.auth_servers import secured_app, serving
+from tests.e2e.client_documents import document_server, metadata
 from tests.e2e.signin_servers import (
     CLIENT_ID,
     CLIENT_REDIRECT,
@@ -24,6 +25,9 @@ from tests.e2e.signin_servers import (
     pkce,
     settings_for,
 )
+from tests.e2e.test_signin import call_tool
+from tests.e2e.test_signin_documents import signed_in
+from tests.e2e.test_signin_exchange import ledger_app
 from tests.scale.services import Redis, cli, free_port, replicas
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.anyio]
@@ -165,3 +169,68 @@ async def test_the_cli_signs_in_across_two_workers_sharing_redis(
                             after = await user.request("POST", mcp, headers=bearer, json=LIST)
                             statuses.append(after.status_code)
     assert statuses == ([200] * 4 + [401] * 4) * 3
+
+
+async def test_replicas_share_the_registration_limit_documents_and_sealed_sign_ins(
+    redis: Redis,
+) -> None:
+    """Two replicas sharing Redis (as ``--redis-url`` sets up): registrations from one
+    address count on both (a document fetched is one), a client's metadata document is
+    fetched once for both, and a
+    sign-in made on A is exchanged for a downstream token on B (its sealed provider token
+    opens there)."""
+    pem, prefix = signing_key(), f"test-{secrets.token_hex(4)}"
+    with anyio.fail_after(120), document_server() as documents:
+        async with oidc_provider() as provider:
+            ports: list[int] = []
+
+            def make(port: int) -> Any:
+                resource = f"http://127.0.0.1:{(ports or [port])[0]}/mcp"
+                settings = settings_for(
+                    provider.issuer,
+                    resource,
+                    signing_key=pem,
+                    store=RedisSignInStore(redis.url, prefix=prefix),
+                    registration_limit=3,
+                    metadata_documents_tls=documents.trust,
+                    metadata_documents_private=True,
+                )
+                options = HttpOptions(
+                    signin=settings, rate_limit_store=RedisRateLimitStore(redis.url, prefix=prefix)
+                )
+                return asgi_app(ledger_app(settings), options)
+
+            async with serving(make) as port_a:
+                ports.append(port_a)
+                async with serving(make) as port_b:
+                    await provider.allow(f"http://127.0.0.1:{port_a}/oauth/callback")
+                    a = f"http://127.0.0.1:{port_a}"
+                    b = f"http://127.0.0.1:{port_b}"
+                    stack = Stack(provider.issuer, port_a, settings_for(provider.issuer, a))
+                    async with browser(stack) as user:
+                        url = documents.put(
+                            "/c.json", metadata(documents.url("/c.json"), CLIENT_REDIRECT)
+                        )
+                        _, challenge = pkce()
+                        pages = [
+                            await user.request(
+                                "GET", user.authorize_url(url, challenge).replace(a, base, 1)
+                            )
+                            for base in (a, b)
+                        ]
+                        body = {
+                            "redirect_uris": [CLIENT_REDIRECT],
+                            "token_endpoint_auth_method": "none",
+                        }
+                        statuses = [
+                            (
+                                await user.request("POST", f"{base}/oauth/register", json=body)
+                            ).status_code
+                            for base in (a, b, a)
+                        ]
+                        token = (await signed_in(user, url)).json()["access_token"]
+                        seen = await call_tool(f"{b}/mcp", token, "ledger", {"action": "whoami"})
+    assert statuses == [201, 201, 429]
+    assert [page.status_code for page in pages] == [200, 200]
+    assert documents.asked == ["/c.json"]
+    assert not seen.is_error and seen.content[0].text.startswith("alice@example.com")
