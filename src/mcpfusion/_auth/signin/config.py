@@ -50,6 +50,9 @@ class SignIn:
         registration_limit: registrations one address may make in an hour, at once or
             spread out; past it they are refused (429 with ``Retry-After``). The buckets
             live in the server's ``rate_limit_store`` (Redis with ``--redis-url``).
+        consent_ttl: seconds a consent the user chose to remember (a box on the consent
+            page) lasts, per user, client and scopes; revoking a grant of the client
+            forgets it. ``0``: the page offers no such box.
         metadata_documents: accept clients named by the HTTPS URL of their client ID
             metadata document (MCP's preferred registration), fetched with SSRF guards
             and cached; advertised as ``client_id_metadata_document_supported``.
@@ -79,6 +82,7 @@ class SignIn:
     client_ttl: int = 90 * 86400
     max_clients: int = 10_000
     registration_limit: int = 20
+    consent_ttl: int = 30 * 86400
     metadata_documents: bool = True
     metadata_documents_tls: ssl.SSLContext | None = None
     metadata_documents_private: bool = False
@@ -99,6 +103,9 @@ class SignIn:
         object.__setattr__(self, "scopes_supported", tuple(scopes))
         if self.scopes_of is not None and not callable(self.scopes_of):
             raise TypeError("scopes_of is a function of the user's claims")
+        ttl = self.consent_ttl
+        if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
+            raise ValueError(f"consent_ttl must be a whole number of seconds; got {ttl!r}")
         if self.metadata_documents_tls is not None and not isinstance(
             self.metadata_documents_tls, ssl.SSLContext
         ):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hmac
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 from urllib.parse import parse_qsl
 
@@ -57,9 +57,15 @@ class Grants:
     """Answers ``/oauth/token`` and ``/oauth/revoke`` for the facade's clients."""
 
     def __init__(
-        self, settings: SignIn, store: SignInStore, tokens: TokenIssuer, lookup: Lookup
+        self,
+        settings: SignIn,
+        store: SignInStore,
+        tokens: TokenIssuer,
+        lookup: Lookup,
+        forget: Callable[[str, str], Awaitable[None]],
     ) -> None:
         self.settings, self.store, self.tokens, self.lookup = settings, store, tokens, lookup
+        self.forget = forget  # a remembered consent ends with a grant revoked by its client
 
     async def token(self, request: Request) -> Response:
         """The token endpoint (RFC 6749 §3.2)."""
@@ -177,14 +183,15 @@ class Grants:
             return invalid_client(self.tokens.issuer)
         token = form.get("token", "")
         found = await self.store.get("refresh", key_of(token))
-        grant = None
+        ended = None
         if found is not None and found["client_id"] == client["client_id"]:
             await self.store.take("refresh", key_of(token))
-            grant = found["grant"]
+            ended = (found["grant"], found["subject"])
         elif found is None:
-            grant = await self.tokens.grant_of(token, client["client_id"])
-        if grant is not None:
-            await self._revoke(grant)
+            ended = await self.tokens.grant_of(token, client["client_id"])
+        if ended is not None:
+            await self._revoke(ended[0])
+            await self.forget(ended[1], client["client_id"])
         # 200 whatever the token was (RFC 7009 §2.2): the answer tells a prober nothing.
         return Response(status_code=200, headers={"Cache-Control": "no-store"})
 

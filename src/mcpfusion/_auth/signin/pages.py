@@ -15,6 +15,10 @@ from mcpfusion._auth.signin.store import Record
 
 COOKIE: Final = "mcpfusion_signin"
 """Binds a sign-in to the browser that saw the consent page (SameSite=Lax, HttpOnly)."""
+REMEMBER_BOX: Final = (
+    '<p><label><input type="checkbox" name="remember" value="yes"> '
+    "Remember my decision for this application</label></p>"
+)
 PAGE_HEADERS: Final = {
     "Cache-Control": "no-store",
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
@@ -25,9 +29,15 @@ PAGE_HEADERS: Final = {
 
 
 def consent_page(
-    client: Record, redirect: str, scopes: Sequence[str], ticket: str, base: str
+    client: Record,
+    redirect: str,
+    scopes: Sequence[str],
+    ticket: str,
+    base: str,
+    remember: bool,
 ) -> HTMLResponse:
-    """The page asking the user to allow ``client`` the ``scopes``, its form posting ``ticket``."""
+    """The page asking the user to allow ``client`` the ``scopes``, its form posting ``ticket``
+    (with a *Remember* box when ``remember``)."""
     name = client.get("client_name") or client["client_id"]
     if client.get("document"):
         # Anyone can write any name in a document; its host is what the user can judge.
@@ -39,6 +49,7 @@ def consent_page(
         f"<ul>{listed}</ul>"
         f'<form method="post" action="{base}/oauth/consent">'
         f'<input type="hidden" name="ticket" value="{ticket}">'
+        f"{REMEMBER_BOX if remember else ''}"
         '<button name="decision" value="allow">Allow</button> '
         '<button name="decision" value="deny">Deny</button></form>'
     )

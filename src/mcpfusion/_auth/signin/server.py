@@ -16,6 +16,7 @@ from mcpfusion._app.ratelimit import MemoryRateLimitStore, RateLimitStore
 from mcpfusion._auth.config import Auth
 from mcpfusion._auth.signin.clients import oauth_error, register
 from mcpfusion._auth.signin.config import SignIn
+from mcpfusion._auth.signin.consents import Consents
 from mcpfusion._auth.signin.documents import ClientDocuments, document_url_allowed, is_document_url
 from mcpfusion._auth.signin.exchange import TokenExchange
 from mcpfusion._auth.signin.grants import Grants, granted, key_of, read_form, s256
@@ -30,6 +31,8 @@ logger = logging.getLogger("mcpfusion.auth")
 
 _STEP_SECONDS: Final = 600
 _CODE_SECONDS: Final = 60
+_SIGNIN_ONLY: Final = ("nonce", "verifier", "remembered", "remember")
+"""What a pending sign-in holds past its consent: dropped when consent is asked again."""
 
 
 class Facade:
@@ -62,7 +65,10 @@ class Facade:
         )
         self.sealer = Sealer(settings.client_secret)
         self.exchange = TokenExchange(settings)
-        self.grants = Grants(settings, self.store, self.tokens, self.client)
+        self.consents = Consents(
+            self.store, settings.consent_ttl, secure=self.base.startswith("https:")
+        )
+        self.grants = Grants(settings, self.store, self.tokens, self.client, self.consents.forget)
         self.limits = rate_limits if rate_limits is not None else MemoryRateLimitStore()
         self.documents = (
             ClientDocuments(
@@ -213,17 +219,34 @@ class Facade:
         scopes = granted(self.settings, query.get("scope"))
         if scopes is None:
             return back("invalid_scope", "a scope asked for is not supported")
-        ticket, browser = generate_token(32), generate_token(32)
         pending: Record = {
             "client_id": client["client_id"],
             "redirect_uri": redirect,
             "state": state,
             "challenge": challenge,
             "scopes": sorted(scopes),
-            "browser": browser,
+            "browser": generate_token(32),
         }
+        remembered = await self.consents.subject(request, client["client_id"], scopes)
+        if remembered is not None:
+            # The user consented before and chose to be remembered: on to the provider,
+            # where the same user must sign in (the callback checks).
+            onward = await self._to_provider({**pending, "remembered": remembered})
+            return self._bound(onward, pending["browser"])
+        return await self._ask(client, pending)
+
+    async def _ask(self, client: Record, pending: Record) -> Response:
+        """The consent page for ``pending``, bound to this browser."""
+        ticket = generate_token(32)
         await self.store.put("consent", key_of(ticket), pending, _STEP_SECONDS)
-        answer = consent_page(client, redirect, sorted(scopes), ticket, self.base)
+        remember = self.consents.ttl > 0
+        answer = consent_page(
+            client, pending["redirect_uri"], pending["scopes"], ticket, self.base, remember
+        )
+        return self._bound(answer, pending["browser"])
+
+    def _bound(self, answer: Response, browser: str) -> Response:
+        """``answer`` binding the sign-in to this browser by the step cookie."""
         answer.set_cookie(
             COOKIE,
             browser,
@@ -248,6 +271,10 @@ class Facade:
             return back_to(
                 pending["redirect_uri"], self.issuer, pending["state"], error="access_denied"
             )
+        return await self._to_provider({**pending, "remember": form.get("remember") == "yes"})
+
+    async def _to_provider(self, pending: Record) -> Response:
+        """Sends the browser to the provider's login for ``pending``."""
         state, nonce, verifier = generate_token(32), generate_token(32), generate_token(64)
         await self.store.put(
             "signin",
@@ -286,6 +313,16 @@ class Facade:
         except ProviderError as exc:
             logger.warning("sign-in failed at the provider: %s", exc)
             return back_to(redirect, self.issuer, state, error="access_denied")
+        remembered = pending.get("remembered")
+        if remembered is not None and remembered != user.subject:
+            # Another user signed in at the provider: the remembered consent is not theirs.
+            client = await self.client(pending["client_id"], request)
+            if client is None:
+                return page("Sign-in refused", "The application is not registered here.", 400)
+            fresh = {k: v for k, v in pending.items() if k not in _SIGNIN_ONLY}
+            asked = await self._ask(client, {**fresh, "browser": generate_token(32)})
+            self.consents.clear(asked)
+            return asked
         scopes = pending["scopes"]
         if self.settings.scopes_of is not None:
             # The user's own rights bound what the client asked and the user consented to.
@@ -309,4 +346,13 @@ class Facade:
             "upstream": self.sealer.seal(upstream_of(upstream), f"upstream:{grant}"),
         }
         await self.store.put("code", key_of(code), record, _CODE_SECONDS)
-        return back_to(redirect, self.issuer, state, code=code)
+        answer = back_to(redirect, self.issuer, state, code=code)
+        if pending.get("remember"):
+            await self.consents.remember(
+                request,
+                answer,
+                subject=user.subject,
+                client_id=pending["client_id"],
+                scopes=pending["scopes"],
+            )
+        return answer

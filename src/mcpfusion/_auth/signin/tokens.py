@@ -121,8 +121,9 @@ class TokenIssuer:
             return None
         return identity
 
-    async def grant_of(self, token: str, client_id: str) -> str | None:
-        """The grant a token of this facade issued to ``client_id`` names (expiry not checked)."""
+    async def grant_of(self, token: str, client_id: str) -> tuple[str, str] | None:
+        """The grant and subject a token of this facade issued to ``client_id`` names (expiry
+        not checked)."""
         if len(token) > MAX_TOKEN_CHARS:
             return None
         try:
@@ -136,10 +137,10 @@ class TokenIssuer:
             )
         except jwt.PyJWTError:
             return None
-        grant = claims.get("gid")
+        grant, subject = claims.get("gid"), claims.get("sub")
         if claims.get("client_id") != client_id or not isinstance(grant, str):
             return None  # a client revokes its own tokens only
-        return grant
+        return grant, subject if isinstance(subject, str) else ""
 
 
 def _tenant_claim(claims: Mapping[str, Any]) -> str | None:
