@@ -9,12 +9,15 @@ import time
 from collections import OrderedDict
 from typing import Final
 
+from starlette.types import ASGIApp, Receive, Scope, Send
+
 from mcpfusion._auth.signin.config import SignIn
 from mcpfusion._auth.signin.provider import OpenIDProvider, ProviderError, upstream_of
 from mcpfusion._auth.signin.sealed import Sealer
 from mcpfusion._auth.signin.store import Record, SignInStore
 from mcpfusion._errors import ToolError
 from mcpfusion._identity import Identity
+from mcpfusion._tools.downstream import SERVING_TOKEN_SOURCE
 
 logger = logging.getLogger("mcpfusion.auth")
 
@@ -133,6 +136,21 @@ class TokenExchange:
         sealed = self._sealer.seal(renewed, purpose)
         await self._store.put("upstream", grant, sealed, self._refresh_ttl)
         return renewed
+
+
+def serving_with(exchange: TokenExchange, endpoint: ASGIApp) -> ASGIApp:
+    """``endpoint`` with ``exchange`` behind ``ctx.token_for`` while it serves a request."""
+
+    async def with_exchange(scope: Scope, receive: Receive, send: Send) -> None:
+        # Calls run in tasks started from the request (a stateful session's from its
+        # first request), which inherit the context variable.
+        token = SERVING_TOKEN_SOURCE.set(exchange)
+        try:
+            await endpoint(scope, receive, send)
+        finally:
+            SERVING_TOKEN_SOURCE.reset(token)
+
+    return with_exchange
 
 
 def _required(why: str) -> ToolError:

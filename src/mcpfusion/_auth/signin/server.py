@@ -3,29 +3,26 @@
 from __future__ import annotations
 
 import logging
-import math
 from typing import Final
 
 from authlib.common.security import generate_token
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
-from mcpfusion._app.ratelimit import MemoryRateLimitStore, RateLimitStore
+from mcpfusion._app.ratelimit import RateLimitStore
 from mcpfusion._auth.config import Auth
-from mcpfusion._auth.signin.clients import oauth_error, register
 from mcpfusion._auth.signin.config import SignIn
 from mcpfusion._auth.signin.consents import Consents
-from mcpfusion._auth.signin.documents import ClientDocuments, document_url_allowed, is_document_url
-from mcpfusion._auth.signin.exchange import TokenExchange
+from mcpfusion._auth.signin.directory import Directory
+from mcpfusion._auth.signin.exchange import TokenExchange, serving_with
 from mcpfusion._auth.signin.grants import Grants, granted, key_of, read_form, s256
 from mcpfusion._auth.signin.pages import COOKIE, back_to, consent_page, page, same_browser
 from mcpfusion._auth.signin.provider import OpenIDProvider, ProviderError, upstream_of
 from mcpfusion._auth.signin.sealed import Sealer
 from mcpfusion._auth.signin.store import MemoryStore, Record
 from mcpfusion._auth.signin.tokens import TokenIssuer
-from mcpfusion._tools.downstream import SERVING_TOKEN_SOURCE
 
 logger = logging.getLogger("mcpfusion.auth")
 
@@ -68,17 +65,9 @@ class Facade:
         self.consents = Consents(
             self.store, settings.consent_ttl, secure=self.base.startswith("https:")
         )
+        self.directory = Directory(settings, self.store, rate_limits)
+        self.client = self.directory.client
         self.grants = Grants(settings, self.store, self.tokens, self.client, self.consents.forget)
-        self.limits = rate_limits if rate_limits is not None else MemoryRateLimitStore()
-        self.documents = (
-            ClientDocuments(
-                self.store,
-                tls=settings.metadata_documents_tls,
-                allow_private=settings.metadata_documents_private,
-            )
-            if settings.metadata_documents
-            else None
-        )
 
     def auth(self) -> Auth:
         """The resource-server side: the MCP endpoint accepts the facade's tokens."""
@@ -91,25 +80,14 @@ class Facade:
 
     def serving(self, endpoint: ASGIApp) -> ASGIApp:
         """``endpoint`` with this sign-in's token exchange behind ``ctx.token_for``."""
-        exchange = self.exchange
-
-        async def with_exchange(scope: Scope, receive: Receive, send: Send) -> None:
-            # Calls run in tasks started from the request (a stateful session's from its
-            # first request), which inherit the context variable.
-            token = SERVING_TOKEN_SOURCE.set(exchange)
-            try:
-                await endpoint(scope, receive, send)
-            finally:
-                SERVING_TOKEN_SOURCE.reset(token)
-
-        return with_exchange
+        return serving_with(self.exchange, endpoint)
 
     def routes(self) -> list[BaseRoute]:
         """The facade's endpoints, to mount beside the MCP endpoint."""
         return [
             Route("/.well-known/oauth-authorization-server", self.metadata, methods=["GET"]),
             Route("/oauth/jwks", self.jwks, methods=["GET"]),
-            Route("/oauth/register", self.register, methods=["POST"]),
+            Route("/oauth/register", self.directory.register, methods=["POST"]),
             Route("/oauth/authorize", self.authorize, methods=["GET"]),
             Route("/oauth/consent", self.consent, methods=["POST"]),
             Route("/oauth/callback", self.callback, methods=["GET"]),
@@ -146,50 +124,13 @@ class Facade:
                     "client_secret_basic",
                 ],
                 "authorization_response_iss_parameter_supported": True,
-                "client_id_metadata_document_supported": self.documents is not None,
+                "client_id_metadata_document_supported": self.directory.documents is not None,
             }
         )
 
     async def jwks(self, _: Request) -> Response:
         """The keys the facade's access tokens are signed with."""
         return JSONResponse(self.tokens.jwks())
-
-    async def register(self, request: Request) -> Response:
-        """Dynamic client registration (RFC 7591), a few an hour from one address."""
-        refused = await self._over_limit(request)
-        if refused is not None:
-            return refused
-        return await register(
-            request, self.store, self.settings.client_ttl, self.settings.max_clients
-        )
-
-    async def _over_limit(self, request: Request) -> Response | None:
-        """The 429 of an address past ``registration_limit`` this hour, else ``None``."""
-        wait = await self._take(request)
-        if wait <= 0:
-            return None
-        answer = oauth_error("temporarily_unavailable", "too many registrations from here", 429)
-        answer.headers["Retry-After"] = str(max(1, math.ceil(wait)))
-        return answer
-
-    async def _take(self, request: Request) -> float:
-        """Takes one of the address's registrations (a document fetched counts as one)."""
-        burst = self.settings.registration_limit
-        address = request.client.host if request.client is not None else "unknown"
-        return await self.limits.take(f"signin-register:{address}", burst / 3600, burst)
-
-    async def client(self, client_id: str, request: Request) -> Record | None:
-        """The client ``client_id`` names: one registered here, or a metadata document's."""
-        if not is_document_url(client_id):
-            return await self.store.get("client", client_id)
-        if self.documents is None or not document_url_allowed(client_id):
-            return None
-        cached = await self.documents.cached(client_id)
-        if cached is not None:
-            return cached or None  # {}: its document failed lately
-        if await self._take(request) > 0:
-            return None  # a flood of document URLs makes no flood of fetches
-        return await self.documents.fetch(client_id)
 
     async def authorize(self, request: Request) -> Response:
         """Checks an authorization request, then shows the consent page."""
