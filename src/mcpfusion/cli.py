@@ -189,6 +189,11 @@ def _signin(args: argparse.Namespace) -> Any:
             client_secret=secret,
             resource=args.signin_resource,
             scopes_supported=args.signin_scopes or (),
+            **(
+                {"provider_scopes": args.signin_provider_scopes}
+                if args.signin_provider_scopes
+                else {}
+            ),
             signing_key=os.environ.get(args.signin_key_env) or None,
             store=store,
             # A partial of a module function, not a lambda: the options pickle to workers.
@@ -402,6 +407,14 @@ def build_parser() -> argparse.ArgumentParser:
         dest="signin_scopes",
         metavar="SCOPE",
         help="a scope clients may ask for; repeatable",
+    )
+    signin.add_argument(
+        "--signin-provider-scope",
+        action="append",
+        dest="signin_provider_scopes",
+        metavar="SCOPE",
+        help="a scope asked of the provider, openid among them; repeatable (default: openid "
+        "email profile; add offline_access to refresh the provider's token for exchange)",
     )
     run.set_defaults(handler=_run)
 

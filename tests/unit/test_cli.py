@@ -335,3 +335,24 @@ def test_signin_flags_map_onto_http_options(monkeypatch: pytest.MonkeyPatch) -> 
     assert pickle.loads(pickle.dumps(mapped)).tenant({"tid": "x"}) == "x"  # reaches workers
     with pytest.raises(UsageError, match="go together"):
         http_options(build_parser().parse_args([*base, "--signin-client-id=facade"]))
+
+
+def test_signin_provider_scopes_come_from_their_flag(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--signin-provider-scope (repeatable) sets the scopes asked of the provider, so that a
+    CLI deployment can ask for offline_access; without it the default stays."""
+    monkeypatch.setenv("MCPFUSION_SIGNIN_SECRET", "s3cret")
+    base = [
+        "run",
+        "app.py",
+        "--http",
+        "--signin-issuer=https://login.example",
+        "--signin-client-id=facade",
+        "--signin-resource=https://mcp.example/mcp",
+    ]
+    asked = ["--signin-provider-scope=openid", "--signin-provider-scope=offline_access"]
+    signin = http_options(build_parser().parse_args([*base, *asked])).signin
+    default = http_options(build_parser().parse_args(base)).signin
+    assert signin is not None and signin.provider_scopes == ("openid", "offline_access")
+    assert default is not None and default.provider_scopes == ("openid", "email", "profile")
+    with pytest.raises(UsageError, match="openid among them"):
+        http_options(build_parser().parse_args([*base, "--signin-provider-scope=email"]))
