@@ -1482,5 +1482,50 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s16_redaction.py::test_parts_added_after_the_presenter_are_searched_too",
         ),
     ),
+    # -- 18. List pages ----------------------------------------------------------------
+    Clause(
+        "S18.1",
+        "With a page size N the four lists answer at most N of the caller's visible entries a page, with nextCursor; following it lists each once.",
+        tests=(
+            "tests/unit/_serve/test_paging.py::test_pages_cover_the_list_once_in_order",
+            "tests/unit/_serve/test_paging.py::test_every_list_is_paged_through_the_sdk",
+            "tests/unit/_serve/test_paging.py::test_an_admin_sees_its_own_pages",
+            "tests/e2e/test_paged_lists.py::test_the_client_walks_every_page_of_every_list",
+        ),
+    ),
+    Clause(
+        "S18.2",
+        "Without a page size one page lists everything, without nextCursor.",
+        tests=(
+            "tests/unit/_serve/test_paging.py::test_without_a_page_size_one_page_holds_everything",
+            "tests/unit/_serve/test_paging.py::test_a_bogus_cursor_is_refused_without_paging",
+        ),
+    ),
+    Clause(
+        "S18.3",
+        "A cursor the server did not make for the list, past its end, or sent when nothing is paged is JSON-RPC -32602 'Invalid cursor'.",
+        tests=(
+            "tests/unit/_serve/test_paging.py::test_a_cursor_this_server_did_not_make_is_refused",
+            "tests/unit/_serve/test_paging.py::test_any_cursor_is_refused_when_nothing_is_paged",
+            "tests/unit/_serve/test_paging.py::test_a_bogus_cursor_is_refused_on_every_list",
+        ),
+    ),
+    Clause(
+        "S18.4",
+        "A cursor names the list's version, so any process with the same catalog takes it and one from before the list changed is -32602 'Stale cursor'.",
+        tests=(
+            "tests/unit/_serve/test_paging.py::test_a_cursor_pages_on_any_worker",
+            "tests/unit/_serve/test_paging.py::test_a_cursor_from_before_the_list_changed_is_stale",
+            "tests/unit/_serve/test_paging.py::test_a_cursor_from_before_a_tool_was_enabled_is_stale",
+        ),
+    ),
+    Clause(
+        "S18.5",
+        "Every serving path (stdio, HTTP, the hot paths, both eras) answers a page alike.",
+        tests=(
+            "tests/unit/_serve/test_paging.py::test_the_stdio_hot_path_sends_the_sdks_pages",
+            "tests/e2e/test_paged_lists.py::test_the_http_hot_path_sends_the_sdks_first_page",
+        ),
+    ),
 )
 """Every clause of SPEC.md, in SPEC order."""
