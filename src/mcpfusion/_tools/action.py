@@ -292,17 +292,20 @@ class Action:
             return wrap(value, None, context, select, self.style)
         return await present_off_loop(value, presenter, context, select, self.style)
 
-    async def answered(
-        self, value: Any, context: Any, select: Sequence[str] | None, cap: int | None
+    async def fit(
+        self,
+        response: ToolResponse,
+        value: Any,
+        context: Any,
+        select: Sequence[str] | None,
+        cap: int,
     ) -> ToolResponse:
-        """``respond``, with the answer fitted under ``cap`` bytes when one is set.
+        """``response`` (what ``respond`` made of ``value``) fitted under ``cap`` bytes:
+        rows left out are left out by rendering fewer of them again (SPEC §17).
 
         Raises:
             PresenterError, SerializationError, OutputMismatchError: server defects.
         """
-        response = await self.respond(value, context, select)
-        if cap is None:
-            return response
 
         def render(part: Any) -> Awaitable[ToolResponse]:
             return self.respond(part, context, select)
