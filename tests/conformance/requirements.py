@@ -1549,6 +1549,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/unit/_serve/test_paging.py::test_pages_cover_the_list_once_in_order",
             "tests/unit/_serve/test_paging.py::test_every_list_is_paged_through_the_sdk",
             "tests/unit/_serve/test_paging.py::test_an_admin_sees_its_own_pages",
+            "tests/unit/_serve/test_paging.py::test_a_workflow_pages_each_callers_own_list",
             "tests/e2e/test_paged_lists.py::test_the_client_walks_every_page_of_every_list",
         ),
     ),
@@ -1574,6 +1575,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "A cursor names the list's version, so any process with the same catalog takes it and one from before the list changed is -32602 'Stale cursor'.",
         tests=(
             "tests/unit/_serve/test_paging.py::test_a_cursor_pages_on_any_worker",
+            "tests/e2e/test_paged_lists.py::test_a_cursor_from_one_server_process_pages_on_another",
             "tests/unit/_serve/test_paging.py::test_a_cursor_from_before_the_list_changed_is_stale",
             "tests/unit/_serve/test_paging.py::test_a_cursor_from_before_a_tool_was_enabled_is_stale",
         ),

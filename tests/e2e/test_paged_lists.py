@@ -106,3 +106,21 @@ async def test_the_http_hot_path_sends_the_sdks_first_page() -> None:
             listed = _messages(await hot.post(then))[0]["result"]
     assert [t["name"] for t in listed["tools"]] == ["c"]
     assert "nextCursor" not in listed
+
+
+async def test_a_cursor_from_one_server_process_pages_on_another() -> None:
+    """A cursor made by one server process pages on another serving the same app (what a
+    load balancer does between stateless workers): cursors hold no process state."""
+    with anyio.fail_after(60):
+        async with (
+            servers.http_server("--page-size", "2", "--stateless", target=PAGED) as first,
+            servers.http_server("--page-size", "2", "--stateless", target=PAGED) as second,
+            Client(first) as one,
+            Client(second) as other,
+        ):
+            opened = await one.list_tools()
+            following = await other.list_tools(cursor=opened.next_cursor)
+            last = await one.list_tools(cursor=following.next_cursor)
+    names = [t.name for page in (opened, following, last) for t in page.tools]
+    assert names == [f"tool_{n}" for n in range(1, 6)]
+    assert last.next_cursor is None

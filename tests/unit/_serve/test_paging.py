@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from mcpfusion import Fusion, Identity
+from mcpfusion import Fusion, Identity, Workflow
 from mcpfusion._serve.paging import STALE_CURSOR, page, version_of
 from mcpfusion._serve.sdk import build_server
 from tests.e2e import paged_app
@@ -213,3 +213,22 @@ async def test_the_stdio_hot_path_sends_the_sdks_pages(version: str, paged: Fusi
     ]
     second = json.loads((await exchange(paged, follow, hot=True, version=version))[0])
     assert [t["name"] for t in second["result"]["tools"]] == ["tool_3", "tool_4"]
+
+
+async def test_a_workflow_pages_each_callers_own_list() -> None:
+    """With a workflow, the tools the caller's state allows are paged, a list of its own."""
+    flow = Workflow(
+        ["open", "done"],
+        initial="open",
+        transitions=[("a.go", "open", "done")],
+        allowed={"c": ["done"]},
+    )
+    app = Fusion("flow", page_size=1, workflow=flow)
+    for name in ("a", "b", "c"):
+        app.tool(name).action("go")(lambda: "ok")
+    async with Client(build_server(app)) as client:
+        before = await _all(lambda c: client.list_tools(cursor=c), "tools")
+        await client.call_tool("a", {"action": "go"})
+        after = await _all(lambda c: client.list_tools(cursor=c), "tools")
+    assert [[t.name for t in p] for p in before] == [["a"], ["b"]]
+    assert [[t.name for t in p] for p in after] == [["a"], ["b"], ["c"]]
