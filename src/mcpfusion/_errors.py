@@ -33,6 +33,7 @@ FrameworkCode = Literal[
     "PRESENTER_ERROR",
     "RATE_LIMITED",
     "TIMEOUT",
+    "TOO_LARGE",
     "UNKNOWN_ACTION",
     "UNKNOWN_TOOL",
     "UNSUPPORTED_BY_CLIENT",

@@ -214,7 +214,7 @@ def _claim(name: str, claims: Mapping[str, Any]) -> str | None:
 def _run(args: argparse.Namespace) -> int:
     if not args.http and (args.workers != 1 or args.redis_url or args.request_state_keys):
         raise UsageError("--workers, --redis-url and --request-state-key apply to --http only")
-    app = load_app(args.target)
+    app = _served(args.target, args.page_size)
     if not args.http:
         app.run()
         return 0
@@ -234,8 +234,24 @@ def _run(args: argparse.Namespace) -> int:
         )
     from mcpfusion.server import run_workers
 
-    run_workers(functools.partial(load_app, args.target), options)
+    run_workers(functools.partial(_served, args.target, args.page_size), options)
     return 0
+
+
+def _served(target: str, page_size: int | None) -> Fusion:
+    """The app ``target`` names, with the list page size ``--page-size`` asks for."""
+    app = load_app(target)
+    if page_size is not None:
+        app.page_size = page_size
+    return app
+
+
+def _positive(text: str) -> int:
+    """A flag's value that is a positive int (``argparse`` reports the ``ValueError``)."""
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -332,6 +348,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         metavar="N",
         help="HTTP server processes on one socket, each running the app's lifespan (1)",
+    )
+    run.add_argument(
+        "--page-size",
+        type=_positive,
+        metavar="N",
+        help="list N tools, resources, templates or prompts a page, with a nextCursor to "
+        "the next (default: the app's page_size, else everything on one page)",
     )
     run.add_argument(
         "--shutdown-timeout",

@@ -1482,5 +1482,111 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s16_redaction.py::test_parts_added_after_the_presenter_are_searched_too",
         ),
     ),
+    # -- 17. Byte cap -----------------------------------------------------------------
+    Clause(
+        "S17.1",
+        "Fusion(max_bytes=) caps every answer, an action's max_bytes= wins; a cap is a positive int, checked at definition.",
+        tests=(
+            "tests/conformance/test_s17_byte_cap.py::test_an_actions_cap_wins_over_the_apps",
+            "tests/conformance/test_s17_byte_cap.py::test_a_cap_that_is_no_positive_int_fails_at_definition",
+        ),
+    ),
+    Clause(
+        "S17.2",
+        "The size is the UTF-8 bytes of the text items; an answer within its cap, and any error envelope, is sent unchanged.",
+        tests=(
+            "tests/conformance/test_s17_byte_cap.py::test_an_answer_within_its_cap_is_sent_unchanged",
+            "tests/conformance/test_s17_byte_cap.py::test_errors_are_sent_whole",
+        ),
+    ),
+    Clause(
+        "S17.3",
+        "Over the cap, UI blocks and embeds are left out whole, the last first; data, directives, rules and suggestions stay.",
+        tests=(
+            "tests/conformance/test_s17_byte_cap.py::test_ui_blocks_go_first_the_last_first",
+            "tests/conformance/test_s17_byte_cap.py::test_a_handlers_response_loses_its_ui_block_first",
+        ),
+    ),
+    Clause(
+        "S17.4",
+        "Still over, a returned list is answered again from its longest leading run of whole rows (one at least) that fits, in every format, structured content still valid against outputSchema.",
+        tests=(
+            "tests/conformance/test_s17_byte_cap.py::test_rows_go_next_whole_and_leading",
+            "tests/conformance/test_s17_byte_cap.py::test_every_cap_keeps_the_data_decodable_in_every_format",
+            "tests/conformance/test_s17_byte_cap.py::test_structured_content_still_fits_the_output_schema",
+            "tests/conformance/test_s17_byte_cap.py::test_a_row_too_large_alone_ends_the_run_before_it",
+            "tests/e2e/test_byte_cap_e2e.py::test_a_capped_answer_over_http_is_whole_and_valid",
+        ),
+    ),
+    Clause(
+        "S17.5",
+        "The invalidation block is added after the cap, not counted.",
+        tests=(
+            "tests/conformance/test_s17_byte_cap.py::test_the_invalidation_block_is_added_after_the_cap",
+        ),
+    ),
+    Clause(
+        "S17.6",
+        "What nothing brings under the cap is TOO_LARGE naming tool, action, size and cap.",
+        tests=(
+            "tests/conformance/test_s17_byte_cap.py::test_a_value_too_large_alone_is_too_large",
+            "tests/conformance/test_s17_byte_cap.py::test_too_large_envelope",
+        ),
+    ),
+    Clause(
+        "S17.7",
+        "A shortened answer's first UI block is the unannotated summary notice naming the cap, the UI blocks and the rows left out.",
+        tests=(
+            "tests/conformance/test_s17_byte_cap.py::test_ui_blocks_go_first_the_last_first",
+            "tests/conformance/test_s17_byte_cap.py::test_rows_go_next_whole_and_leading",
+        ),
+    ),
+    # -- 18. List pages ----------------------------------------------------------------
+    Clause(
+        "S18.1",
+        "With a page size N the four lists answer at most N of the caller's visible entries a page, with nextCursor; following it lists each once.",
+        tests=(
+            "tests/unit/_serve/test_paging.py::test_pages_cover_the_list_once_in_order",
+            "tests/unit/_serve/test_paging.py::test_every_list_is_paged_through_the_sdk",
+            "tests/unit/_serve/test_paging.py::test_an_admin_sees_its_own_pages",
+            "tests/unit/_serve/test_paging.py::test_a_workflow_pages_each_callers_own_list",
+            "tests/e2e/test_paged_lists.py::test_the_client_walks_every_page_of_every_list",
+        ),
+    ),
+    Clause(
+        "S18.2",
+        "Without a page size one page lists everything, without nextCursor.",
+        tests=(
+            "tests/unit/_serve/test_paging.py::test_without_a_page_size_one_page_holds_everything",
+            "tests/unit/_serve/test_paging.py::test_a_bogus_cursor_is_refused_without_paging",
+        ),
+    ),
+    Clause(
+        "S18.3",
+        "A cursor the server did not make for the list, past its end, or sent when nothing is paged is JSON-RPC -32602 'Invalid cursor'.",
+        tests=(
+            "tests/unit/_serve/test_paging.py::test_a_cursor_this_server_did_not_make_is_refused",
+            "tests/unit/_serve/test_paging.py::test_any_cursor_is_refused_when_nothing_is_paged",
+            "tests/unit/_serve/test_paging.py::test_a_bogus_cursor_is_refused_on_every_list",
+        ),
+    ),
+    Clause(
+        "S18.4",
+        "A cursor names the list's version, so any process with the same catalog takes it and one from before the list changed is -32602 'Stale cursor'.",
+        tests=(
+            "tests/unit/_serve/test_paging.py::test_a_cursor_pages_on_any_worker",
+            "tests/e2e/test_paged_lists.py::test_a_cursor_from_one_server_process_pages_on_another",
+            "tests/unit/_serve/test_paging.py::test_a_cursor_from_before_the_list_changed_is_stale",
+            "tests/unit/_serve/test_paging.py::test_a_cursor_from_before_a_tool_was_enabled_is_stale",
+        ),
+    ),
+    Clause(
+        "S18.5",
+        "Every serving path (stdio, HTTP, the hot paths, both eras) answers a page alike.",
+        tests=(
+            "tests/unit/_serve/test_paging.py::test_the_stdio_hot_path_sends_the_sdks_pages",
+            "tests/e2e/test_paged_lists.py::test_the_http_hot_path_sends_the_sdks_first_page",
+        ),
+    ),
 )
 """Every clause of SPEC.md, in SPEC order."""

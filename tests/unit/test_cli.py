@@ -147,6 +147,28 @@ def test_run_chooses_the_transport_through_fusion_run(
     assert (http.port, http.path, http.stateless) == (0, "/x", True)
 
 
+def test_page_size_reaches_the_app_on_every_transport(
+    target: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--page-size N`` sets the served app's page size, over stdio and HTTP alike, and
+    a size that is not a positive int is a usage error."""
+    sizes: list[int | None] = []
+
+    def record(self: Fusion, transport: str = "stdio", options: HttpOptions | None = None) -> None:
+        sizes.append(self.page_size)
+
+    monkeypatch.setattr(Fusion, "run", record)
+    monkeypatch.setattr(load_app(target), "page_size", None)  # restored for later tests
+    assert main(["run", target]) == 0  # the app's own: none
+    assert main(["run", target, "--page-size", "3"]) == 0
+    assert main(["run", target, "--http", "--page-size", "7"]) == 0
+    assert sizes == [None, 3, 7]
+    for bad in ("0", "-2", "x"):
+        with pytest.raises(SystemExit, match="2"):
+            main(["run", target, "--page-size", bad])
+    assert "--page-size: invalid" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("tool", "words", "message"),
     [

@@ -83,6 +83,12 @@ class Fusion(Listings, Surfaces):
             callable only where it allows them (``OUT_OF_STATE`` otherwise).
         serialize_destructive: run one destructive call at a time per caller (in this
             process); another meanwhile gets ``BUSY`` with ``retry_after``.
+        page_size: how many entries one page of ``tools/list``, ``resources/list``,
+            ``resources/templates/list`` and ``prompts/list`` holds, with a ``nextCursor``
+            to the next (SPEC §18); ``None`` (default) lists everything on one page.
+        max_bytes: the most UTF-8 bytes of text a tool call's answer may send, unless
+            its action says otherwise; over it, UI blocks and then rows are left out,
+            and the answer says so (SPEC §17). ``None`` (default): no cap.
 
     Define, then serve: ``list_tools()`` and ``call_tool()`` read a catalog of what the app
     serves, built once from its tools (again only if a definition changes it); serving the
@@ -110,6 +116,8 @@ class Fusion(Listings, Surfaces):
         icons: Sequence[Icon] = (),
         workflow: Workflow | None = None,
         serialize_destructive: bool = False,
+        page_size: int | None = None,
+        max_bytes: int | None = None,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("a Fusion app needs a non-empty name")
@@ -131,6 +139,9 @@ class Fusion(Listings, Surfaces):
             raise DefinitionError(f"app '{name}': serialize_destructive must be True or False")
         if workflow is not None and not isinstance(workflow, Workflow):
             raise DefinitionError(f"app '{name}': workflow must be a Workflow or None")
+        for option, value in (("page_size", page_size), ("max_bytes", max_bytes)):
+            if value is not None and (type(value) is not int or value < 1):
+                raise DefinitionError(f"app '{name}': {option} is a positive int or None")
         if definitions not in DEFINITIONS:
             raise DefinitionError(f"app '{name}': definitions must be one of {DEFINITIONS}")
         try:
@@ -169,6 +180,10 @@ class Fusion(Listings, Surfaces):
         """Whether a tool was enabled or disabled at run time (``Tool.enable``)."""
         self.workflow = workflow
         """The workflow gating the app's actions per caller, if any (``Workflow``)."""
+        self.page_size = page_size
+        """How many entries a page of the app's lists holds; ``None``: one page."""
+        self.max_bytes = max_bytes
+        """The byte cap of an answer whose action sets none (SPEC §17); ``None``: no cap."""
         self._running = Running(serialize_destructive)
         self._caller_store = MemoryCallerStore()  # ctx.caller_state, unless serving names one
         if workflow is not None:

@@ -56,6 +56,7 @@ class Toggles(Protocol):
 
     toggled: bool
     workflow: Workflow | None
+    max_bytes: int | None
     _running: Running
 
     def _bind_caller_store(self) -> None:
@@ -309,11 +310,16 @@ class Pipeline:
                     return timed_out(request.tool, request.action, action.timeout)
             if outcome is not None:
                 return await outcome.finished(value, context)
+            cap = self._app.max_bytes if action.max_bytes is None else action.max_bytes
             if around_render is None:
                 response = await action.respond(value, context, select)
+                if cap is not None:  # a test, not a frame more for every uncapped call
+                    response = await action.fit(response, value, context, select, cap)
             else:
                 with around_render():
                     response = await action.respond(value, context, select)
+                    if cap is not None:
+                        response = await action.fit(response, value, context, select, cap)
             if action.invalidates and not response.is_error and request is not None:
                 response = await _invalidated(action, request, response)
             return response

@@ -126,6 +126,22 @@ def timed_out(tool: str, action: str, seconds: float) -> ToolResponse:
     )
 
 
+def too_large(tool: str, action: str, size: int, cap: int) -> ToolResponse:
+    """``TOO_LARGE``: the answer is over its action's byte cap even without its UI blocks
+    and with no rows (SPEC §17).
+
+    A value too large for the cap alone (a long text, one huge field) is never cut: a cut
+    value would mislead the model, and a cut JSON or ``outputSchema`` value break clients.
+    """
+    return framework_error(
+        "TOO_LARGE",
+        f"The answer of action '{action}' of tool '{tool}' is {size} bytes, over its cap of "
+        f"{cap} bytes, and leaving out whole blocks or rows cannot bring it under.",
+        recovery="Ask for less: narrow the request with filters, fewer fields or a smaller "
+        "page, then call again.",
+    )
+
+
 def unsupported_by_client(what: str, tool: str, action: str) -> ToolError:
     """``UNSUPPORTED_BY_CLIENT``: the call needs something the client did not declare
     (elicitation, sampling, roots), or cannot be asked over this connection."""

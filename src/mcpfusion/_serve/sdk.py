@@ -32,7 +32,7 @@ from mcpfusion._serve.sdk_surface import (
     listen_handler,
     surface_handlers,
 )
-from mcpfusion._serve.tool_lists import ToolLists
+from mcpfusion._serve.tool_lists import ToolLists, paged
 from mcpfusion._tools.client import ClientLacks, InputNeeded
 from mcpfusion._tools.context import Progress
 
@@ -111,12 +111,14 @@ def build_server(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         identity = caller(app, ctx)
+        cursor = params.cursor if params is not None else None
         per_caller = getattr(app, "list_tools_for", None)
         if getattr(app, "workflow", None) is not None and per_caller is not None:
             # A workflow lists by each caller's state, so nothing is shared.
             found = await per_caller(identity, ctx.meta or {})
-            return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in found])
-        return lists.result(identity)
+            shown = [types.Tool.model_validate(t) for t in found]
+            return paged(shown, cursor, lists.page_size)
+        return lists.result(identity, cursor)
 
     async def changed(tenant: str | None, listed: str = "tools") -> None:
         if listed == "prompts":

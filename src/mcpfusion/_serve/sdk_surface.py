@@ -14,6 +14,7 @@ from mcp.shared.exceptions import MCPError
 from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._present.content import Attachment, Audio, EmbeddedResource, Image, ResourceLink
 from mcpfusion._serve.http.bearer import identity_of
+from mcpfusion._serve.paging import page, page_size_of
 from mcpfusion._serve.sdk_client import ClientHub, SdkClient, input_required
 from mcpfusion._surface.surface import Surface, SurfaceError
 from mcpfusion._tools.client import InputNeeded
@@ -75,6 +76,22 @@ def _caller(app: SurfaceApp, ctx: ServerRequestContext[Any]) -> Identity | None:
     return identity_of(ctx.request.scope)
 
 
+def _cursor(params: types.PaginatedRequestParams | None) -> str | None:
+    return params.cursor if params is not None else None
+
+
+def _uri(item: dict[str, Any]) -> str:
+    return str(item["uri"])
+
+
+def _uri_template(item: dict[str, Any]) -> str:
+    return str(item["uriTemplate"])
+
+
+def _name(item: dict[str, Any]) -> str:
+    return str(item["name"])
+
+
 def _error(exc: SurfaceError) -> MCPError:
     """The JSON-RPC error a client reads: -32602 for what the request got wrong (an
     unknown URI or name, a bad argument, a caller who may not read it), -32603 when the
@@ -109,21 +126,26 @@ def surface_handlers(app: object, hub: ClientHub) -> dict[str, Any]:
 
 def _resource_handlers(app: SurfaceApp, hub: ClientHub) -> dict[str, Any]:
     surface = app.surface
+    size = page_size_of(app)
 
     async def on_list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         listed = surface.list_resources(scopes_of(_caller(app, ctx)))
-        resources = [types.Resource.model_validate(item) for item in listed]
-        return types.ListResourcesResult(resources=resources, ttl_ms=_TTL, cache_scope=_SCOPE)
+        shown, following = page(listed, _uri, _cursor(params), size)
+        resources = [types.Resource.model_validate(item) for item in shown]
+        return types.ListResourcesResult(
+            resources=resources, next_cursor=following, ttl_ms=_TTL, cache_scope=_SCOPE
+        )
 
     async def on_list_resource_templates(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
         listed = surface.list_resource_templates(scopes_of(_caller(app, ctx)))
-        templates = [types.ResourceTemplate.model_validate(item) for item in listed]
+        shown, following = page(listed, _uri_template, _cursor(params), size)
+        templates = [types.ResourceTemplate.model_validate(item) for item in shown]
         return types.ListResourceTemplatesResult(
-            resource_templates=templates, ttl_ms=_TTL, cache_scope=_SCOPE
+            resource_templates=templates, next_cursor=following, ttl_ms=_TTL, cache_scope=_SCOPE
         )
 
     async def on_read_resource(
@@ -192,6 +214,7 @@ def listen_handler(app: object, hub: ClientHub) -> OnListen:
 
 def _prompt_handlers(app: SurfaceApp, hub: ClientHub) -> dict[str, Any]:
     surface = app.surface
+    size = page_size_of(app)
 
     async def on_list_prompts(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -199,8 +222,11 @@ def _prompt_handlers(app: SurfaceApp, hub: ClientHub) -> dict[str, Any]:
         identity = _caller(app, ctx)
         tenant = identity.tenant if identity is not None else None
         listed = surface.list_prompts(scopes_of(identity), tenant=tenant)
-        prompts = [types.Prompt.model_validate(item) for item in listed]
-        return types.ListPromptsResult(prompts=prompts, ttl_ms=_TTL, cache_scope=_SCOPE)
+        shown, following = page(listed, _name, _cursor(params), size)
+        prompts = [types.Prompt.model_validate(item) for item in shown]
+        return types.ListPromptsResult(
+            prompts=prompts, next_cursor=following, ttl_ms=_TTL, cache_scope=_SCOPE
+        )
 
     async def on_get_prompt(
         ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams

@@ -9,9 +9,10 @@ from mcp.types import methods
 
 from mcpfusion._identity import Identity
 from mcpfusion._serve.jsonrpc import RequestId, encode
+from mcpfusion._serve.paging import page, page_size_of
 from mcpfusion._serve.protocol import ServableApp
 
-__all__ = ["ToolLists"]
+__all__ = ["ToolLists", "paged"]
 
 _Viewer = tuple[frozenset[str] | None, str | None]
 
@@ -22,7 +23,8 @@ class ToolLists:
     ``None`` scopes are the caller who may call everything. The SDK's path answers with
     the model (``result``); the hot paths with its bytes at a protocol version
     (``line``), shaped by the SDK's per-version sieve once per version. ``clear`` empties
-    both when the catalog changes at run time.
+    both when the catalog changes at run time. With the app's ``page_size``, a result is
+    one page of the caller's list (``page``), the hot paths' bytes its first page.
 
     Reading the complete list here, when the server is built, is what makes a definition
     mistake only that list shows (a tool without actions) raise ``DefinitionError``
@@ -37,9 +39,23 @@ class ToolLists:
             (None, None): types.ListToolsResult(tools=self.everything)
         }
         self._encoded: dict[tuple[frozenset[str] | None, str | None, str], bytes] = {}
+        self.page_size = page_size_of(app)
+        """How many tools a page lists; ``None`` (the default): one page lists them all."""
 
-    def result(self, identity: Identity | None) -> types.ListToolsResult:
-        """What ``identity`` is shown: the tools and actions its scopes and tenant allow."""
+    def result(self, identity: Identity | None, cursor: str | None = None) -> types.ListToolsResult:
+        """The page ``cursor`` names (the first without one) of what ``identity`` is
+        shown: the tools and actions its scopes and tenant allow.
+
+        Raises:
+            MCPError: -32602 for a cursor that names no page of that list.
+        """
+        found = self._whole(identity)
+        if self.page_size is None and cursor is None:
+            return found
+        return paged(found.tools, cursor, self.page_size)
+
+    def _whole(self, identity: Identity | None) -> types.ListToolsResult:
+        """Every tool ``identity`` is shown, made once per scope key and tenant."""
         key = (self._app.scope_key(identity), identity.tenant if identity is not None else None)
         found = self._results.get(key)
         if found is None:
@@ -66,3 +82,17 @@ class ToolLists:
         """Forgets every result made: the catalog changed at run time."""
         self._results.clear()
         self._encoded.clear()
+
+
+def paged(tools: list[types.Tool], cursor: str | None, size: int | None) -> types.ListToolsResult:
+    """The page of ``tools`` that ``cursor`` names, with the next page's cursor.
+
+    Raises:
+        MCPError: -32602 for a cursor that names no page of ``tools``.
+    """
+    shown, following = page(tools, _name, cursor, size)
+    return types.ListToolsResult(tools=list(shown), next_cursor=following)
+
+
+def _name(tool: types.Tool) -> str:
+    return tool.name

@@ -6,7 +6,7 @@ import functools
 import inspect
 import re
 import typing
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -20,6 +20,7 @@ from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.response import ToolResponse, attached, render_value, success
 from mcpfusion._present.statesync import check_freshness, check_patterns
 from mcpfusion._present.style import APP_DEFAULT, Style, enter_handler, leave_handler
+from mcpfusion._tools.capping import capped
 from mcpfusion._tools.client import Confirm, Feature, confirm_option, features_option
 from mcpfusion._tools.context import Context, Request
 from mcpfusion._tools.declared import DeclaredSchema
@@ -89,6 +90,7 @@ class Action:
         requires_client: Collection[Feature] = (),
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
+        max_bytes: int | None = None,
     ) -> None:
         owner = f"{tool}/{name}"
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -147,6 +149,12 @@ class Action:
             )
         self.concurrency = concurrency
         """How many calls of it may run at once in this process (``None``: no limit)."""
+        if max_bytes is not None and (type(max_bytes) is not int or max_bytes < 1):
+            raise DefinitionError(
+                f"{owner}: max_bytes is a positive int or None; got {max_bytes!r}"
+            )
+        self.max_bytes = max_bytes
+        """The byte cap of its answers (SPEC §17); ``None``: the app's."""
         self.style = style
         """The app's style: how a Presenter or a plain value is written unless it says."""
         self.is_async = _is_async(handler)
@@ -283,6 +291,26 @@ class Action:
         if presenter is None:  # nothing to present off the loop
             return wrap(value, None, context, select, self.style)
         return await present_off_loop(value, presenter, context, select, self.style)
+
+    async def fit(
+        self,
+        response: ToolResponse,
+        value: Any,
+        context: Any,
+        select: Sequence[str] | None,
+        cap: int,
+    ) -> ToolResponse:
+        """``response`` (what ``respond`` made of ``value``) fitted under ``cap`` bytes:
+        rows left out are left out by rendering fewer of them again (SPEC §17).
+
+        Raises:
+            PresenterError, SerializationError, OutputMismatchError: server defects.
+        """
+
+        def render(part: Any) -> Awaitable[ToolResponse]:
+            return self.respond(part, context, select)
+
+        return await capped(response, value, render, cap, self.tool, self.name)
 
 
 async def present_off_loop(

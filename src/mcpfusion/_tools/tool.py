@@ -232,6 +232,7 @@ class Tool:
         requires_client: Collection[Feature] = (),
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
+        max_bytes: int | None = None,
     ) -> Callable[[F], F]: ...
 
     def action(
@@ -256,6 +257,7 @@ class Tool:
         requires_client: Collection[Feature] = (),
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
+        max_bytes: int | None = None,
     ) -> Any:
         """Declares an action; use as ``@tool.action`` or ``@tool.action("name", ...)``.
 
@@ -295,6 +297,9 @@ class Tool:
             open_world: it reaches beyond the server (the web, a third party's API):
                 sent as ``openWorldHint``, which a tool has when any of its actions does;
                 ``None`` (the default) sends no hint.
+            max_bytes: the most UTF-8 bytes of text its answer may send (the app's
+                ``max_bytes`` by default): over it, UI blocks and then rows are left out
+                and the answer says so (SPEC §17).
 
         Returns:
             The decorator; it registers the function and returns it unchanged.
@@ -328,6 +333,7 @@ class Tool:
                 requires_client=requires_client,
                 input_schema=input_schema,
                 open_world=open_world,
+                max_bytes=max_bytes,
             )
             self.add(action)
             return handler
