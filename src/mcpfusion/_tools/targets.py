@@ -178,9 +178,7 @@ def _with_suggestions(
         del blocks[at]
         del annotations[at : at + 1]
     sent = tuple(map(_SUGGESTIONS.read, lines))
-    rebuilt = ToolResponse(
-        tuple(blocks), response.is_error, response.structured_content, tuple(annotations)
-    )
+    rebuilt = replace(response, blocks=tuple(blocks), annotations=tuple(annotations))
     return with_view(rebuilt, replace(view, suggestions=sent))
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from mcpfusion import DefinitionError, Fusion, Presenter, Suggestion, ToolError, tool_error
+from mcpfusion import DefinitionError, Fusion, Presenter, Suggestion, ToolError, tool_error, ui
 from mcpfusion.testing import FusionTester
 
 
@@ -72,6 +72,18 @@ def test_when_every_suggestion_is_dropped_the_block_goes() -> None:
     result = FusionTester(app).call_sync("rows", "get")
     assert result.blocks == ('{\n  "id": 1\n}', "<domain_rules>\n- r\n</domain_rules>")
     assert result.suggestions == ()
+
+
+def test_a_dropped_target_keeps_the_answers_attachments() -> None:
+    """Re-rendering the suggestions after a dropped target keeps the image the UI attached."""
+    app = Fusion("srv", data_format="json", ui_audience="all", definitions="full")
+    view = Presenter("Row", Row)
+    view.ui(lambda row: ui.image(b"\x89PNG"))
+    view.suggest(lambda row: [Suggestion("rows.get", "Again"), Suggestion("nowhere", "x")])
+    app.tool("rows").action("get", returns=view)(lambda: {"id": 1})
+    result = FusionTester(app).call_sync("rows", "get")
+    assert result.suggestions == (Suggestion("rows.get", "Again"),)
+    assert [item["type"] for item in result.raw["content"]][-1] == "image"
 
 
 @pytest.mark.parametrize(
