@@ -135,10 +135,6 @@ class Fusion(Listings, Surfaces):
             raise DefinitionError(f"app '{name}': serialize_destructive must be True or False")
         if workflow is not None and not isinstance(workflow, Workflow):
             raise DefinitionError(f"app '{name}': workflow must be a Workflow or None")
-        if not isinstance(serialize_destructive, bool):
-            raise DefinitionError(f"app '{name}': serialize_destructive must be True or False")
-        if workflow is not None and not isinstance(workflow, Workflow):
-            raise DefinitionError(f"app '{name}': workflow must be a Workflow or None")
         for option, value in (("page_size", page_size), ("max_bytes", max_bytes)):
             if value is not None and (type(value) is not int or value < 1):
                 raise DefinitionError(f"app '{name}': {option} is a positive int or None")
