@@ -31,6 +31,7 @@ from mcpfusion._tools.context import (
     Progress,
     RequestKind,
 )
+from mcpfusion._tools.cursors import DEFAULT_TTL, Cursors
 from mcpfusion._tools.icon import Icon, icons_of, optional_text
 from mcpfusion._tools.listing import Listing
 from mcpfusion._tools.tool import Exposition, Tool
@@ -83,6 +84,11 @@ class Fusion(Listings, Surfaces):
             callable only where it allows them (``OUT_OF_STATE`` otherwise).
         serialize_destructive: run one destructive call at a time per caller (in this
             process); another meanwhile gets ``BUSY`` with ``retry_after``.
+        cursor_secret: the secret (32+ bytes) sealing paging Presenters' cursors (SPEC
+            §5.4). ``None`` (default) draws one per process: cursors then die with the
+            process and one worker refuses another's, so a deployment of several workers
+            or replicas must set the same secret in each.
+        cursor_ttl: how many seconds a page cursor stays valid (an hour by default).
 
     Define, then serve: ``list_tools()`` and ``call_tool()`` read a catalog of what the app
     serves, built once from its tools (again only if a definition changes it); serving the
@@ -110,6 +116,8 @@ class Fusion(Listings, Surfaces):
         icons: Sequence[Icon] = (),
         workflow: Workflow | None = None,
         serialize_destructive: bool = False,
+        cursor_secret: str | bytes | None = None,
+        cursor_ttl: float = DEFAULT_TTL,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("a Fusion app needs a non-empty name")
@@ -170,6 +178,7 @@ class Fusion(Listings, Surfaces):
         self.workflow = workflow
         """The workflow gating the app's actions per caller, if any (``Workflow``)."""
         self._running = Running(serialize_destructive)
+        self._cursors = Cursors(f"app '{name}'", cursor_secret, cursor_ttl)
         self._caller_store = MemoryCallerStore()  # ctx.caller_state, unless serving names one
         if workflow is not None:
             self.toggled = True  # the lists differ per caller: the SDK path lists them

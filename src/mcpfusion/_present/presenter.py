@@ -18,6 +18,7 @@ from mcpfusion._present.failures import SENT_LIMIT, cut
 from mcpfusion._present.masking import Mask, as_mapping, collector_paused
 from mcpfusion._present.models import schema_from_model
 from mcpfusion._present.omission import plan_of
+from mcpfusion._present.paging import Page, PageCut, Pager, paged
 from mcpfusion._present.redaction import DEFAULT_CENSOR, Censor, Redaction, Scrubber, Traces
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._present.style import Audience, Style, calling_style
@@ -132,6 +133,9 @@ class Presenter:
         censor: what a redacted value becomes: a text (``"[REDACTED]"``) or a function of
             the value.
         truncation_notice: ``(hidden) -> UIBlock``, replacing the default notice.
+        paging: lets an agent page through a list past the limit (SPEC §5.4): the actions
+            returning it accept ``_cursor``, and a cut list says how to ask for the next
+            page; needs a ``limit``.
     """
 
     def __init__(
@@ -150,6 +154,7 @@ class Presenter:
         redact: Sequence[str] = (),
         censor: Censor = DEFAULT_CENSOR,
         truncation_notice: Callable[[int], UIBlock] | None = None,
+        paging: bool = False,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise DefinitionError("a Presenter needs a non-empty name")
@@ -175,6 +180,14 @@ class Presenter:
             raise DefinitionError(f"Presenter '{name}': suggestions take Suggestion values")
         if not isinstance(omit_none, bool):
             raise DefinitionError(f"Presenter '{name}': omit_none must be True or False")
+        if not isinstance(paging, bool):
+            raise DefinitionError(f"Presenter '{name}': paging must be True or False")
+        if paging and not limit:
+            raise DefinitionError(
+                f"Presenter '{name}': paging needs a limit (the rows of one page), e.g. limit=50"
+            )
+        if paging and truncation_notice is not None:
+            raise DefinitionError(_NOTICE_OR_PAGING.format(name=name))
         self.name = name
         self.schema = schema
         self.limit = limit
@@ -191,6 +204,8 @@ class Presenter:
             Redaction(f"Presenter '{name}'", redact, censor, schema) if redact else None
         )
         self._notice = truncation_notice
+        self.paging = paging
+        """Whether an agent may page through a cut list with ``_cursor`` (SPEC §5.4)."""
         self._embeds: dict[str, Presenter] = {}
         self._select_keys: tuple[str, ...] = self._mask.keys
         self._ui = _Hooks()
@@ -274,7 +289,13 @@ class Presenter:
         return fn
 
     def truncation_notice(self, fn: Callable[[int], UIBlock]) -> Callable[[int], UIBlock]:
-        """Replaces the default truncation notice with ``fn(hidden) -> UIBlock``."""
+        """Replaces the default truncation notice with ``fn(hidden) -> UIBlock``.
+
+        Raises:
+            DefinitionError: on a paging Presenter, whose notice carries the cursor.
+        """
+        if self.paging:
+            raise DefinitionError(_NOTICE_OR_PAGING.format(name=self.name))
         self._notice = fn
         return fn
 
@@ -344,13 +365,15 @@ class Presenter:
         select: Iterable[str] | None = None,
         *,
         style: Style | None = None,
+        page: Pager | None = None,
     ) -> ToolResponse:
         """Renders ``data`` through the SPEC §5.1 pipeline into a built response.
 
         ``style`` is the app's: it decides what this Presenter leaves open. Not given, it
         is the style of the app whose handler is running (so a handler's own
         ``view.present(data, ctx)`` honours ``Fusion(data_format=..., ui_audience=...)``),
-        and the defaults outside one.
+        and the defaults outside one. ``page`` is the page a call of a paging action asks
+        for (SPEC §5.4); without it a paging Presenter presents its first page.
 
         Raises:
             PresenterError: if the data does not fit the schema or a callback fails.
@@ -359,7 +382,12 @@ class Presenter:
         # the caller's rows again and again: the collector waits for the whole
         # presentation (mask, callbacks and render).
         with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
-            return self.builder(data, ctx, select, style=style).build()
+            cuts: list[tuple[PageCut, str | None]] = []
+            built = self.builder(data, ctx, select, style=style, page=page, _cuts=cuts)
+            response = built.build()
+        if not cuts:
+            return response
+        return paged(response, built.data, *cuts[0])
 
     def builder(
         self,
@@ -368,13 +396,21 @@ class Presenter:
         select: Iterable[str] | None = None,
         *,
         style: Style | None = None,
+        page: Pager | None = None,
+        _cuts: list[tuple[PageCut, str | None]] | None = None,
     ) -> ResponseBuilder:
         """Like ``present`` but returns the builder, for a caller that adds more parts.
 
         Redaction reaches the parts added later too: they are searched when it is built.
         """
         with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
-            built = self._render(data, ctx, with_ui=True)
+            if isinstance(data, Page) and not self.paging:
+                raise PresenterError.callback_failed(self.name, _unpaged(self.name))
+            if page is not None and self.paging and isinstance(data, list | tuple | Page):
+                # Only the top level pages; an embedded list keeps its plain limit.
+                built = self._render_page(data, ctx, page, _cuts)
+            else:  # presented outside a paging call: the plain agent limit
+                built = self._render(data.items if isinstance(data, Page) else data, ctx, True)
             # Callbacks have seen the real values; from here on, the data is what is sent.
             traces = Traces()
             if self._finishes():
@@ -446,9 +482,11 @@ class Presenter:
             built.merge(view, with_ui=with_ui)
         return built
 
-    def _render_collection(self, rows: Sequence[Any], ctx: Any, with_ui: bool) -> ResponseBuilder:
+    def _render_collection(
+        self, rows: Sequence[Any], ctx: Any, with_ui: bool, limited: bool = True
+    ) -> ResponseBuilder:
         hidden = 0
-        if self.limit is not None and len(rows) > self.limit:
+        if limited and self.limit is not None and len(rows) > self.limit:
             hidden = len(rows) - self.limit
             rows = rows[: self.limit]  # before masking: dropped rows are never validated
         masked = self._masked_many(rows)
@@ -469,6 +507,25 @@ class Presenter:
         self._run_callbacks(built, ctx, collection=True, with_ui=with_ui)
         for view in children:
             built.merge(view, with_ui=False)
+        return built
+
+    def _render_page(
+        self, data: Any, ctx: Any, page: Pager, cuts: list[tuple[PageCut, str | None]] | None
+    ) -> ResponseBuilder:
+        """The page ``page`` asks for: rows cut, then presented as a list under no limit.
+
+        A page with a next one starts with the paging notice and suggests the call that
+        fetches it; both carry its cursor, as ``structuredContent`` does (``cuts``).
+        """
+        cut = PageCut.of(data, page)
+        built = self._render_collection(cut.rows, ctx, with_ui=True, limited=False)
+        cursor = None
+        if cut.more:
+            cursor = page.seal(cut.offset + len(cut.rows))
+            built.notice(ui.summary(cut.notice(cursor)))
+            built.suggestion(Suggestion(page.target, cut.hint(cursor)))
+        if cuts is not None:
+            cuts.append((cut, cursor))
         return built
 
     def _truncation_block(self, shown: int, hidden: int) -> UIBlock | None:
@@ -533,6 +590,18 @@ class Presenter:
         return PresenterError(
             self.name, offset + index if isinstance(index, int) else None, path, first["type"]
         )
+
+
+_NOTICE_OR_PAGING = (
+    "Presenter '{name}': a paging Presenter sends its own truncation notice, which carries "
+    "the cursor; drop truncation_notice or paging"
+)
+
+
+def _unpaged(name: str) -> TypeError:
+    return TypeError(
+        f"a handler returned a Page to Presenter '{name}', which does not page (paging=True)"
+    )
 
 
 def _read(item: Any, key: str) -> Any:

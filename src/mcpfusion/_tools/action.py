@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.builder import ResponseBuilder, as_response
 from mcpfusion._present.content import attachments_of
+from mcpfusion._present.paging import Pager
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.response import ToolResponse, attached, render_value, success
 from mcpfusion._present.statesync import check_freshness, check_patterns
@@ -215,6 +216,11 @@ class Action:
             return self.output.keys
         return ()
 
+    @property
+    def pages(self) -> bool:
+        """Whether it returns a paging Presenter, so accepts ``_cursor`` (SPEC §5.4)."""
+        return self.presenter is not None and self.presenter.paging
+
     def parse(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Validates the arguments and returns the handler's keyword arguments.
 
@@ -265,8 +271,12 @@ class Action:
         """The envelope a failed call sends: on a structured action, always an error."""
         return failed(response) if self.output is not None else response
 
-    async def respond(self, value: Any, context: Any, select: Sequence[str] | None) -> ToolResponse:
+    async def respond(
+        self, value: Any, context: Any, select: Sequence[str] | None, page: Pager | None = None
+    ) -> ToolResponse:
         """Turns the handler's value into the response: SPEC §13's one wrapping rule.
+
+        ``page`` is the page a call of a paging action asks for (SPEC §5.4).
 
         Raises:
             PresenterError, SerializationError, OutputMismatchError: server defects.
@@ -282,7 +292,7 @@ class Action:
             return output.respond(value, select)
         if presenter is None:  # nothing to present off the loop
             return wrap(value, None, context, select, self.style)
-        return await present_off_loop(value, presenter, context, select, self.style)
+        return await present_off_loop(value, presenter, context, select, self.style, page)
 
 
 async def present_off_loop(
@@ -291,15 +301,21 @@ async def present_off_loop(
     context: Any,
     select: Sequence[str] | None = None,
     style: Style = APP_DEFAULT,
+    page: Pager | None = None,
 ) -> ToolResponse:
     """``wrap``, with a large presentation run in a worker thread.
 
     One big call then does not stall every other call on the server.
     """
-    if presenter is not None and isinstance(value, list | tuple) and len(value) >= OFF_LOOP_ROWS:
-        present = functools.partial(presenter.present, style=style)
+    if (
+        presenter is not None
+        and isinstance(value, list | tuple)
+        and len(value) >= OFF_LOOP_ROWS
+        and not (page is not None and presenter.paging)  # a page masks `limit` rows only
+    ):
+        present = functools.partial(presenter.present, style=style, page=page)
         return await anyio.to_thread.run_sync(present, value, context, select)
-    return wrap(value, presenter, context, select, style)
+    return wrap(value, presenter, context, select, style, page)
 
 
 def wrap(
@@ -308,6 +324,7 @@ def wrap(
     context: Any,
     select: Sequence[str] | None = None,
     style: Style = APP_DEFAULT,
+    page: Pager | None = None,
 ) -> ToolResponse:
     """SPEC §13's one wrapping rule, for an action without an output schema.
 
@@ -330,7 +347,7 @@ def wrap(
         case _ if (items := attachments_of(value)) is not None:
             return attached(items)
         case _ if presenter is not None:
-            return presenter.present(value, context, select, style=style)
+            return presenter.present(value, context, select, style=style, page=page)
         case _:
             return render_value(value, style.format, style.toon_delimiter)
 
