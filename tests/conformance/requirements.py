@@ -458,12 +458,12 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     ),
     Clause(
         "S05.4.1",
-        "A paging Presenter (paging=True) needs a limit and sends its own notice; every action returning it accepts a string _cursor, listed before _select.",
+        "An action declared with paging=True needs a Presenter with a limit and accepts a string _cursor, listed before _select; other actions, even with the same Presenter, do not.",
         tests=(
             "tests/conformance/test_s05_paging.py::test_cursor_is_listed_before_select",
             "tests/conformance/test_s05_paging.py::test_a_flat_paging_action_lists_cursor_without_usage",
-            "tests/conformance/test_s05_paging.py::test_paging_needs_a_limit",
-            "tests/conformance/test_s05_paging.py::test_paging_and_a_notice_callback_conflict",
+            "tests/conformance/test_s05_paging.py::test_paging_needs_a_presenter_with_a_limit",
+            "tests/conformance/test_s05_paging.py::test_a_single_object_through_the_same_presenter_is_not_paged",
             "tests/conformance/test_s05_paging.py::test_an_action_that_does_not_page_refuses_a_cursor",
         ),
     ),
@@ -474,7 +474,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s05_paging.py::test_pages_follow_to_the_end_with_the_same_rules_and_suggestions",
             "tests/conformance/test_s05_paging.py::test_a_handler_fetches_only_its_page",
             "tests/conformance/test_s05_paging.py::test_select_trims_every_page_and_may_change_between_pages",
-            "tests/conformance/test_s05_paging.py::test_a_page_returned_to_a_presenter_that_does_not_page_is_a_presenter_error",
+            "tests/conformance/test_s05_paging.py::test_a_page_returned_by_an_action_that_does_not_page_is_cut_by_the_limit",
             "tests/conformance/test_s05_paging.py::test_a_page_checks_its_fields",
             "tests/conformance/test_s05_paging.py::test_presented_outside_a_paging_call_the_plain_limit_applies",
         ),
@@ -487,6 +487,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s05_paging.py::test_pages_follow_to_the_end_with_the_same_rules_and_suggestions",
             "tests/conformance/test_s05_paging.py::test_a_page_of_unknown_total_says_more_follow",
             "tests/conformance/test_s05_paging.py::test_flat_exposition_spells_the_next_page_target_as_listed",
+            "tests/conformance/test_s05_paging.py::test_a_custom_notice_gives_way_to_the_paging_notice",
         ),
     ),
     Clause(

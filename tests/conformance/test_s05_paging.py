@@ -22,7 +22,7 @@ class Row(BaseModel):
     name: str
 
 
-row_view = Presenter("Row", Row, limit=3, paging=True, rules=["ids are stable."])
+row_view = Presenter("Row", Row, limit=3, rules=["ids are stable."])
 
 
 @row_view.collection_suggest
@@ -36,13 +36,13 @@ app = Fusion("paging", cursor_secret=SECRET, data_format="json")
 rows = app.tool("rows", description="Rows.").enable_select()
 
 
-@rows.action("list", read_only=True, returns=row_view)
+@rows.action("list", read_only=True, returns=row_view, paging=True)
 def list_rows(prefix: str = "row") -> list[dict[str, Any]]:
     """Every row, cut into pages by the Presenter."""
     return [r for r in ROWS if str(r["name"]).startswith(prefix)]
 
 
-@rows.action(read_only=True, returns=row_view)
+@rows.action(read_only=True, returns=row_view, paging=True)
 def fetch(ctx: Context, known_total: bool = True) -> Page:
     """Only the rows of the page asked for, as a database query would."""
     page = ctx.page
@@ -50,6 +50,13 @@ def fetch(ctx: Context, known_total: bool = True) -> Page:
     if known_total:
         return Page(ROWS[page.offset : page.offset + page.limit], total=len(ROWS))
     return Page(ROWS[page.offset : page.offset + page.limit + 1])
+
+
+@rows.action(read_only=True, returns=row_view)
+def first(ctx: Context) -> dict[str, Any]:
+    """One row, through the same Presenter: no paging, so no cursor."""
+    assert ctx.page is None
+    return ROWS[0]
 
 
 @rows.action(read_only=True)
@@ -183,7 +190,7 @@ def test_a_flat_paging_action_lists_cursor_without_usage() -> None:
     """A flat tool's paging action lists `_cursor` alone; the others do not list it."""
     flat = Fusion("flat", cursor_secret=SECRET)
     tool = flat.tool("rows", exposition="flat")
-    tool.action("list", returns=row_view)(list_rows)
+    tool.action("list", returns=row_view, paging=True)(list_rows)
     tool.action()(count)
     listed = {t["name"]: t["inputSchema"]["properties"] for t in flat.list_tools()}
     assert listed["rows_list"]["_cursor"]["description"].endswith("Omit for the first page.")
@@ -193,7 +200,7 @@ def test_a_flat_paging_action_lists_cursor_without_usage() -> None:
 async def test_flat_exposition_spells_the_next_page_target_as_listed() -> None:
     """The next-page suggestion names the listed flat tool."""
     flat = Fusion("flat", cursor_secret=SECRET)
-    flat.tool("rows", exposition="flat").action("list", returns=row_view)(list_rows)
+    flat.tool("rows", exposition="flat").action("list", returns=row_view, paging=True)(list_rows)
     result = await FusionTester(flat).call("rows", "list")
     assert "\n- rows_list: Next page, from row 4:" in result.blocks[-1]
 
@@ -249,7 +256,7 @@ async def test_another_secret_refuses_the_cursor() -> None:
     """A cursor of an app with another secret (another worker without one) is refused."""
     cursor = cursor_of(await FusionTester(app).call("rows", "list"))
     other = Fusion("paging")  # a secret drawn for this process
-    other.tool("rows").action("list", returns=row_view)(list_rows)
+    other.tool("rows").action("list", returns=row_view, paging=True)(list_rows)
     result = await FusionTester(other).call("rows", "list", _cursor=cursor)
     assert result.error is not None
     assert result.error.code == "INVALID_CURSOR"
@@ -278,40 +285,50 @@ async def test_an_action_that_does_not_page_refuses_a_cursor() -> None:
 
 
 async def test_presented_outside_a_paging_call_the_plain_limit_applies() -> None:
-    """A paging Presenter's own present() outside a call cuts like any limit, no cursor."""
+    """A Presenter's own present() outside a paging call cuts like any limit, no cursor."""
     response = row_view.present(ROWS)
     assert response.structured_content is None
     assert "3 shown, 4 hidden" in response.blocks[1]
 
 
-def test_paging_needs_a_limit() -> None:
-    """paging=True without a limit fails at definition time."""
-    with pytest.raises(DefinitionError, match="paging needs a limit"):
-        Presenter("Row", Row, paging=True)
+def test_paging_needs_a_presenter_with_a_limit() -> None:
+    """paging=True without a Presenter, or with one without a limit, fails at definition."""
+    tool = Fusion("bad").tool("rows")
+    for returns in (None, Presenter("Row", Row), Presenter("Row", Row, limit=0)):
+        with pytest.raises(DefinitionError, match="paging needs returns= a Presenter with a limit"):
+            tool.action("list", returns=returns, paging=True)(list_rows)
 
 
-def test_paging_and_a_notice_callback_conflict() -> None:
-    """A paging Presenter refuses a notice callback, in the constructor or the decorator."""
-    with pytest.raises(DefinitionError, match="sends its own truncation notice"):
-        Presenter("Row", Row, limit=2, paging=True, truncation_notice=lambda n: ui.summary("x"))
-    view = Presenter("Row", Row, limit=2, paging=True)
-    with pytest.raises(DefinitionError, match="sends its own truncation notice"):
-        view.truncation_notice(lambda n: ui.summary("x"))
+async def test_a_custom_notice_gives_way_to_the_paging_notice() -> None:
+    """A Presenter's own notice callback is replaced on a page: the cursor must be sent."""
+    noticed = Presenter("Row", Row, limit=3, truncation_notice=lambda hidden: ui.summary("cut"))
+    custom = Fusion("custom", cursor_secret=SECRET)
+    custom.tool("rows").action("list", returns=noticed, paging=True)(list_rows)
+    result = await FusionTester(custom).call("rows", "list")
+    cursor = cursor_of(result)
+    assert cursor is not None
+    assert result.blocks[1] == notice(1, 3, cursor)
 
 
-async def test_a_page_returned_to_a_presenter_that_does_not_page_is_a_presenter_error() -> None:
-    """Returning Page to a Presenter without paging is a server defect, PRESENTER_ERROR."""
-    plain = Fusion("plain")
-    view = Presenter("Row", Row, limit=2)
+async def test_a_single_object_through_the_same_presenter_is_not_paged() -> None:
+    """An action without paging=True sharing the Presenter takes no cursor and has none."""
+    result = await FusionTester(app).call("rows", "first")
+    assert result.structured_content is None
+    assert result.blocks[0] == '{\n  "id": 1,\n  "name": "row 1"\n}'
 
-    @plain.tool("rows").action(returns=view)
+
+async def test_a_page_returned_by_an_action_that_does_not_page_is_cut_by_the_limit() -> None:
+    """A Page returned outside a paging call is presented as its rows, under the limit."""
+    plain = Fusion("plain", data_format="json")
+
+    @plain.tool("rows").action(returns=row_view)
     def page() -> Page:
         """A page nobody asked for."""
         return Page(ROWS)
 
     result = await FusionTester(plain).call("rows", "page")
-    assert result.error is not None
-    assert result.error.code == "PRESENTER_ERROR"
+    assert result.structured_content is None
+    assert "3 shown, 4 hidden" in result.blocks[1]
 
 
 def test_a_page_checks_its_fields() -> None:

@@ -132,10 +132,8 @@ class Presenter:
             ``"lines[*].cost"``.
         censor: what a redacted value becomes: a text (``"[REDACTED]"``) or a function of
             the value.
-        truncation_notice: ``(hidden) -> UIBlock``, replacing the default notice.
-        paging: lets an agent page through a list past the limit (SPEC §5.4): the actions
-            returning it accept ``_cursor``, and a cut list says how to ask for the next
-            page; needs a ``limit``.
+        truncation_notice: ``(hidden) -> UIBlock``, replacing the default notice (a paging
+            action's page sends the paging notice, which carries the cursor: SPEC §5.4).
     """
 
     def __init__(
@@ -154,7 +152,6 @@ class Presenter:
         redact: Sequence[str] = (),
         censor: Censor = DEFAULT_CENSOR,
         truncation_notice: Callable[[int], UIBlock] | None = None,
-        paging: bool = False,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise DefinitionError("a Presenter needs a non-empty name")
@@ -180,14 +177,6 @@ class Presenter:
             raise DefinitionError(f"Presenter '{name}': suggestions take Suggestion values")
         if not isinstance(omit_none, bool):
             raise DefinitionError(f"Presenter '{name}': omit_none must be True or False")
-        if not isinstance(paging, bool):
-            raise DefinitionError(f"Presenter '{name}': paging must be True or False")
-        if paging and not limit:
-            raise DefinitionError(
-                f"Presenter '{name}': paging needs a limit (the rows of one page), e.g. limit=50"
-            )
-        if paging and truncation_notice is not None:
-            raise DefinitionError(_NOTICE_OR_PAGING.format(name=name))
         self.name = name
         self.schema = schema
         self.limit = limit
@@ -204,8 +193,6 @@ class Presenter:
             Redaction(f"Presenter '{name}'", redact, censor, schema) if redact else None
         )
         self._notice = truncation_notice
-        self.paging = paging
-        """Whether an agent may page through a cut list with ``_cursor`` (SPEC §5.4)."""
         self._embeds: dict[str, Presenter] = {}
         self._select_keys: tuple[str, ...] = self._mask.keys
         self._ui = _Hooks()
@@ -289,13 +276,7 @@ class Presenter:
         return fn
 
     def truncation_notice(self, fn: Callable[[int], UIBlock]) -> Callable[[int], UIBlock]:
-        """Replaces the default truncation notice with ``fn(hidden) -> UIBlock``.
-
-        Raises:
-            DefinitionError: on a paging Presenter, whose notice carries the cursor.
-        """
-        if self.paging:
-            raise DefinitionError(_NOTICE_OR_PAGING.format(name=self.name))
+        """Replaces the default truncation notice with ``fn(hidden) -> UIBlock``."""
         self._notice = fn
         return fn
 
@@ -373,7 +354,7 @@ class Presenter:
         is the style of the app whose handler is running (so a handler's own
         ``view.present(data, ctx)`` honours ``Fusion(data_format=..., ui_audience=...)``),
         and the defaults outside one. ``page`` is the page a call of a paging action asks
-        for (SPEC §5.4); without it a paging Presenter presents its first page.
+        for (SPEC §5.4); without it a list is cut by the agent limit alone.
 
         Raises:
             PresenterError: if the data does not fit the schema or a callback fails.
@@ -404,9 +385,7 @@ class Presenter:
         Redaction reaches the parts added later too: they are searched when it is built.
         """
         with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
-            if isinstance(data, Page) and not self.paging:
-                raise PresenterError.callback_failed(self.name, _unpaged(self.name))
-            if page is not None and self.paging and isinstance(data, list | tuple | Page):
+            if page is not None and isinstance(data, list | tuple | Page):
                 # Only the top level pages; an embedded list keeps its plain limit.
                 built = self._render_page(data, ctx, page, _cuts)
             else:  # presented outside a paging call: the plain agent limit
@@ -590,18 +569,6 @@ class Presenter:
         return PresenterError(
             self.name, offset + index if isinstance(index, int) else None, path, first["type"]
         )
-
-
-_NOTICE_OR_PAGING = (
-    "Presenter '{name}': a paging Presenter sends its own truncation notice, which carries "
-    "the cursor; drop truncation_notice or paging"
-)
-
-
-def _unpaged(name: str) -> TypeError:
-    return TypeError(
-        f"a handler returned a Page to Presenter '{name}', which does not page (paging=True)"
-    )
 
 
 def _read(item: Any, key: str) -> Any:

@@ -90,6 +90,7 @@ class Action:
         requires_client: Collection[Feature] = (),
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
+        paging: bool = False,
     ) -> None:
         owner = f"{tool}/{name}"
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -116,6 +117,15 @@ class Action:
                 raise DefinitionError(f"{owner}: {flag} must be True or False; got {value!r}")
         if read_only and destructive:
             raise DefinitionError(f"{owner}: an action cannot be both read_only and destructive")
+        if not isinstance(paging, bool):
+            raise DefinitionError(f"{owner}: paging must be True or False; got {paging!r}")
+        if paging and not (returns is not None and returns.limit):
+            raise DefinitionError(
+                f"{owner}: paging needs returns= a Presenter with a limit (the rows of one "
+                "page), e.g. Presenter(..., limit=50)"
+            )
+        self.pages = paging
+        """Whether it pages its Presenter's list, so accepts ``_cursor`` (SPEC §5.4)."""
         if open_world is not None and not isinstance(open_world, bool):
             raise DefinitionError(f"{owner}: open_world must be True, False or None")
         self.open_world = open_world
@@ -216,11 +226,6 @@ class Action:
             return self.output.keys
         return ()
 
-    @property
-    def pages(self) -> bool:
-        """Whether it returns a paging Presenter, so accepts ``_cursor`` (SPEC §5.4)."""
-        return self.presenter is not None and self.presenter.paging
-
     def parse(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Validates the arguments and returns the handler's keyword arguments.
 
@@ -311,7 +316,7 @@ async def present_off_loop(
         presenter is not None
         and isinstance(value, list | tuple)
         and len(value) >= OFF_LOOP_ROWS
-        and not (page is not None and presenter.paging)  # a page masks `limit` rows only
+        and page is None  # a page masks `limit` rows only
     ):
         present = functools.partial(presenter.present, style=style, page=page)
         return await anyio.to_thread.run_sync(present, value, context, select)

@@ -225,8 +225,8 @@ class Context:
         """The page a call of a paging action asks for: ``offset`` and ``limit`` rows.
 
         A handler reading its rows from a database fetches only those (one more says a
-        next page exists) and returns them as ``Page(rows)``; ``None`` when the action's
-        Presenter does not page (SPEC §5.4).
+        next page exists) and returns them as ``Page(rows)``; ``None`` when the action
+        does not page (``paging=True``, SPEC §5.4).
         """
         return self.request.page
 

@@ -232,6 +232,7 @@ class Tool:
         requires_client: Collection[Feature] = (),
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
+        paging: bool = False,
     ) -> Callable[[F], F]: ...
 
     def action(
@@ -256,6 +257,7 @@ class Tool:
         requires_client: Collection[Feature] = (),
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
+        paging: bool = False,
     ) -> Any:
         """Declares an action; use as ``@tool.action`` or ``@tool.action("name", ...)``.
 
@@ -295,6 +297,9 @@ class Tool:
             open_world: it reaches beyond the server (the web, a third party's API):
                 sent as ``openWorldHint``, which a tool has when any of its actions does;
                 ``None`` (the default) sends no hint.
+            paging: let the agent page through the list its Presenter (``returns=``, with
+                a ``limit``: the rows of one page) cuts: it accepts ``_cursor``, and a cut
+                list says how to ask for the next page (SPEC §5.4).
 
         Returns:
             The decorator; it registers the function and returns it unchanged.
@@ -328,6 +333,7 @@ class Tool:
                 requires_client=requires_client,
                 input_schema=input_schema,
                 open_world=open_world,
+                paging=paging,
             )
             self.add(action)
             return handler
