@@ -84,10 +84,11 @@ class Fusion(Listings, Surfaces):
             callable only where it allows them (``OUT_OF_STATE`` otherwise).
         serialize_destructive: run one destructive call at a time per caller (in this
             process); another meanwhile gets ``BUSY`` with ``retry_after``.
-        cursor_secret: the secret (32+ bytes) sealing paging Presenters' cursors (SPEC
-            §5.4). ``None`` (default) draws one per process: cursors then die with the
-            process and one worker refuses another's, so a deployment of several workers
-            or replicas must set the same secret in each.
+        cursor_secret: the secret (32+ bytes) sealing paging actions' cursors (SPEC
+            §5.4). ``None`` (default): served over HTTP, the first of the shared
+            ``request_state_keys`` (``--workers`` makes one for its workers); otherwise one
+            drawn per process, so cursors die with it and another process refuses them.
+            Replicas on several machines must set the same secret (or the same keys).
         cursor_ttl: how many seconds a page cursor stays valid (an hour by default).
 
     Define, then serve: ``list_tools()`` and ``call_tool()`` read a catalog of what the app
@@ -185,6 +186,12 @@ class Fusion(Listings, Surfaces):
 
     def __repr__(self) -> str:
         return f"Fusion({self.name!r}, tools={list(self._tools)})"
+
+    def _cursor_secret_default(self, key: str) -> None:
+        """Seals page cursors under ``key`` (HTTP's shared ``request_state_keys``) when the
+        app was given no ``cursor_secret``: its workers then open each other's cursors."""
+        if self._cursors.random_secret:
+            self._cursors = Cursors(f"app '{self.name}'", key, self._cursors.ttl)
 
     def tool(
         self,
