@@ -494,6 +494,7 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         "S05.4.4",
         "Every page carries structuredContent {items, page: {offset, returned, total, nextCursor}}.",
         tests=(
+            "tests/conformance/test_s05_paging.py::test_structured_items_are_neutralized",
             "tests/conformance/test_s05_paging.py::test_first_page_golden",
             "tests/conformance/test_s05_paging.py::test_pages_follow_to_the_end_with_the_same_rules_and_suggestions",
             "tests/conformance/test_s05_paging.py::test_a_page_of_unknown_total_says_more_follow",

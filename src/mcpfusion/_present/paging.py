@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from mcpfusion._present.response import ToolResponse, view_of, with_view
-from mcpfusion._wire.datablock import neutralize_strings, to_jsonable
+from mcpfusion._present.response import ToolResponse, structured_json, view_of, with_view
+from mcpfusion._wire.datablock import to_jsonable
 from mcpfusion._wire.format import PAGE_HINT, PAGE_NOTICE, PAGE_NOTICE_OPEN
 
 PAGE_KEY: Final = "page"
@@ -125,7 +125,8 @@ def paged(response: ToolResponse, rows: Any, cut: PageCut, cursor: str | None) -
     Clients that read ``structuredContent`` instead of the text get the same rows (after
     masking, redaction and ``_select``), strings neutralized as SPEC §7 requires there.
     """
-    structured = neutralize_strings({ITEMS_KEY: to_jsonable(rows), PAGE_KEY: cut.summary(cursor)})
+    page = {ITEMS_KEY: to_jsonable(rows), PAGE_KEY: cut.summary(cursor)}
+    structured, _ = structured_json(page)
     view = view_of(response)
     sent = dataclasses.replace(response, structured_content=structured)
     return sent if view is None else with_view(sent, view)
