@@ -113,7 +113,7 @@ def test_argument_order_is_the_same_query() -> None:
 
 def test_keys_of_mixed_types_still_have_a_digest() -> None:
     """Arguments JSON cannot sort (an in-process caller's) still bind the cursor."""
-    assert len(query_digest("t", "a", {"x": {1: "a", "b": 2}})) == 16
+    assert len(query_digest("t", "a", {"x": {1: "a", "b": 2}})) == 8
 
 
 def test_a_random_secret_is_drawn_when_none_is_given() -> None:
@@ -142,3 +142,10 @@ def test_a_bad_ttl_is_a_definition_error(ttl: object) -> None:
     """A ttl that is not a positive number of seconds fails where the app is defined."""
     with pytest.raises(DefinitionError, match="cursor_ttl is a positive number"):
         Cursors("app 't'", SECRET, ttl=ttl)  # type: ignore[arg-type]
+
+
+def test_a_cursor_is_short_and_url_safe() -> None:
+    """A cursor is 120 URL-safe characters: cheap for the model to read and send back."""
+    cursor = Cursors("app 't'", SECRET).seal(10**9, ALICE, QUERY)
+    assert len(cursor) == 120
+    assert set(cursor) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=")
