@@ -363,12 +363,9 @@ class Presenter:
         # the caller's rows again and again: the collector waits for the whole
         # presentation (mask, callbacks and render).
         with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
-            cuts: list[tuple[PageCut, str | None]] = []
-            built = self.builder(data, ctx, select, style=style, page=page, _cuts=cuts)
+            built, cut = self._builder(data, ctx, select, style, page)
             response = built.build()
-        if not cuts:
-            return response
-        return paged(response, built.data, *cuts[0])
+        return response if cut is None else paged(response, built.data, *cut)
 
     def builder(
         self,
@@ -378,16 +375,27 @@ class Presenter:
         *,
         style: Style | None = None,
         page: Pager | None = None,
-        _cuts: list[tuple[PageCut, str | None]] | None = None,
     ) -> ResponseBuilder:
         """Like ``present`` but returns the builder, for a caller that adds more parts.
 
         Redaction reaches the parts added later too: they are searched when it is built.
         """
+        return self._builder(data, ctx, select, style, page)[0]
+
+    def _builder(
+        self,
+        data: Any,
+        ctx: Any,
+        select: Iterable[str] | None,
+        style: Style | None,
+        page: Pager | None,
+    ) -> tuple[ResponseBuilder, tuple[PageCut, str | None] | None]:
+        """``builder``'s work, and for a page what was cut and the next cursor."""
+        cut = None
         with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
             if page is not None and isinstance(data, list | tuple | Page):
                 # Only the top level pages; an embedded list keeps its plain limit.
-                built = self._render_page(data, ctx, page, _cuts)
+                built, cut = self._render_page(data, ctx, page)
             else:  # presented outside a paging call: the plain agent limit
                 built = self._render(data.items if isinstance(data, Page) else data, ctx, True)
             # Callbacks have seen the real values; from here on, the data is what is sent.
@@ -402,7 +410,7 @@ class Presenter:
         built.data_format = own.data_format or app.data_format or "json"
         built.delimiter = own.delimiter or app.delimiter or "|"
         built.user_ui = (own.ui_audience or app.ui_audience) == "user"
-        return built
+        return built, cut
 
     def _finishes(self) -> bool:
         """Whether this Presenter or a child redacts or omits anything."""
@@ -489,12 +497,12 @@ class Presenter:
         return built
 
     def _render_page(
-        self, data: Any, ctx: Any, page: Pager, cuts: list[tuple[PageCut, str | None]] | None
-    ) -> ResponseBuilder:
+        self, data: Any, ctx: Any, page: Pager
+    ) -> tuple[ResponseBuilder, tuple[PageCut, str | None]]:
         """The page ``page`` asks for: rows cut, then presented as a list under no limit.
 
         A page with a next one starts with the paging notice and suggests the call that
-        fetches it; both carry its cursor, as ``structuredContent`` does (``cuts``).
+        fetches it; both carry its cursor, returned for ``structuredContent`` with the cut.
         """
         cut = PageCut.of(data, page)
         built = self._render_collection(cut.rows, ctx, with_ui=True, limited=False)
@@ -503,9 +511,7 @@ class Presenter:
             cursor = page.seal(cut.offset + len(cut.rows))
             built.notice(ui.summary(cut.notice(cursor)))
             built.suggestion(Suggestion(page.target, cut.hint(cursor)))
-        if cuts is not None:
-            cuts.append((cut, cursor))
-        return built
+        return built, (cut, cursor)
 
     def _truncation_block(self, shown: int, hidden: int) -> UIBlock | None:
         if self._notice is not None:
