@@ -15,6 +15,7 @@ PAGE_KEY: Final = "page"
 """The key of ``structuredContent`` that says what a paged answer holds (SPEC §5.4)."""
 ITEMS_KEY: Final = "items"
 """The key of ``structuredContent`` holding the rows as sent (SPEC §5.4)."""
+_MARKS: Final = ("<", "\\u003c", "&lt;", "\ufffd")
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +126,13 @@ def paged(response: ToolResponse, rows: Any, cut: PageCut, cursor: str | None) -
     Clients that read ``structuredContent`` instead of the text get the same rows (after
     masking, redaction and ``_select``), strings neutralized as SPEC §7 requires there.
     """
-    page = {ITEMS_KEY: to_jsonable(rows), PAGE_KEY: cut.summary(cursor)}
-    structured, _ = structured_json(page)
+    structured = {ITEMS_KEY: to_jsonable(rows), PAGE_KEY: cut.summary(cursor)}
+    # The data block holds every string of these rows: with no "<" there (raw or written
+    # inert) and no U+FFFD (a lone surrogate's), none needs neutralizing, the common case,
+    # which then skips serializing the rows a second time.
+    shown = response.blocks[0] if response.blocks else "<"
+    if any(mark in shown for mark in _MARKS):
+        structured, _ = structured_json(structured)
     view = view_of(response)
     sent = dataclasses.replace(response, structured_content=structured)
     return sent if view is None else with_view(sent, view)
