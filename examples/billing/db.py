@@ -203,9 +203,32 @@ class Ledger:
         self.tenant_id = tenant_id
 
     def list_invoices(
-        self, status: str | None = None, customer_id: str | None = None
+        self,
+        status: str | None = None,
+        customer_id: str | None = None,
+        *,
+        offset: int = 0,
+        limit: int = -1,
     ) -> list[dict[str, Any]]:
-        """Invoices in id order, optionally filtered by status and customer."""
+        """Invoices in id order, optionally filtered by status and customer.
+
+        ``offset`` and ``limit`` read one page of them (``-1``: no limit, SQLite's own).
+        """
+        where, args = self._invoice_filter(status, customer_id)
+        sql = _INVOICE_SELECT + " WHERE " + where + " ORDER BY i.id LIMIT ? OFFSET ?"
+        with self._connect() as conn:
+            return [dict(row) for row in conn.execute(sql, [*args, limit, offset])]
+
+    def count_invoices(self, status: str | None = None, customer_id: str | None = None) -> int:
+        """How many invoices ``list_invoices`` would list without a limit."""
+        where, args = self._invoice_filter(status, customer_id)
+        with self._connect() as conn:
+            sql = "SELECT COUNT(*) FROM invoices AS i WHERE " + where
+            count: int = conn.execute(sql, args).fetchone()[0]
+            return count
+
+    def _invoice_filter(self, status: str | None, customer_id: str | None) -> tuple[str, list[str]]:
+        """The WHERE clause (and its arguments) of the tenant's invoices, filtered."""
         where, args = ["i.tenant_id = ?"], [self.tenant_id]
         if status is not None:
             where.append("i.status = ?")
@@ -213,9 +236,7 @@ class Ledger:
         if customer_id is not None:
             where.append("i.customer_id = ?")
             args.append(customer_id)
-        sql = _INVOICE_SELECT + " WHERE " + " AND ".join(where)
-        with self._connect() as conn:
-            return [dict(row) for row in conn.execute(sql + " ORDER BY i.id", args)]
+        return " AND ".join(where), args
 
     def get_invoice(self, invoice_id: str) -> dict[str, Any] | None:
         """One invoice with its ``lines``, or ``None`` if the tenant has no such invoice."""

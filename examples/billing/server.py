@@ -25,7 +25,16 @@ from examples.billing.db import BillingDB, Ledger
 from examples.billing.presenters import Status, customer_view, invoice_view
 from examples.billing.surface import define_surface
 from examples.billing.tenants import LOCAL_OPERATOR
-from mcpfusion import Confirm, Context, Fusion, ToolError, ToolResponse, Workflow, toon_success
+from mcpfusion import (
+    Confirm,
+    Context,
+    Fusion,
+    Page,
+    ToolError,
+    ToolResponse,
+    Workflow,
+    toon_success,
+)
 from mcpfusion.middleware import audit_log
 
 
@@ -115,14 +124,20 @@ def create_app(
         description="List invoices, newest last; filter by status or customer.",
         returns=invoice_view,
         read_only=True,
+        paging=True,
     )
     def list_invoices(
         state: BillingState,
         ctx: Context,
         status: Annotated[Status | None, Field(description="Only this status.")] = None,
         customer_id: Annotated[str | None, Field(description="Only this customer.")] = None,
-    ) -> list[dict[str, Any]]:
-        return ledger(state, ctx).list_invoices(status, customer_id)
+    ) -> Page:
+        # Only the page asked for leaves the database; the cursor the agent sends back is
+        # bound to this caller, its tenant and these filters.
+        books, page = ledger(state, ctx), ctx.page
+        assert page is not None  # a paging action always has one
+        rows = books.list_invoices(status, customer_id, offset=page.offset, limit=page.limit)
+        return Page(rows, total=books.count_invoices(status, customer_id))
 
     def invoice_or_error(books: Ledger, invoice_id: str) -> dict[str, Any]:
         # Another tenant's invoice is None here too: the same NOT_FOUND, word for word.

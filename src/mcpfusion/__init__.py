@@ -14,6 +14,7 @@ from mcpfusion._errors import (
 from mcpfusion._identity import Identity
 from mcpfusion._present.builder import ResponseBuilder, as_response, response
 from mcpfusion._present.content import Audio, EmbeddedResource, Image, ResourceLink
+from mcpfusion._present.paging import Page
 from mcpfusion._present.presenter import Presenter, suggest
 from mcpfusion._present.response import (
     BlockAnnotations,
@@ -56,6 +57,7 @@ __all__ = [
     "Image",
     "Message",
     "OutputMismatchError",
+    "Page",
     "Presenter",
     "PresenterError",
     "Prompt",

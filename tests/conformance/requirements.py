@@ -456,6 +456,64 @@ CLAUSES: Final[tuple[Clause, ...]] = (
             "tests/conformance/test_s05_presenters.py::test_custom_notice_decorator_comes_first",
         ),
     ),
+    Clause(
+        "S05.4.1",
+        "An action declared with paging=True needs a Presenter with a limit and accepts a string _cursor, listed before _select; other actions, even with the same Presenter, do not.",
+        tests=(
+            "tests/conformance/test_s05_paging.py::test_cursor_is_listed_before_select",
+            "tests/conformance/test_s05_paging.py::test_a_flat_paging_action_lists_cursor_without_usage",
+            "tests/conformance/test_s05_paging.py::test_paging_needs_a_presenter_with_a_limit",
+            "tests/conformance/test_s05_paging.py::test_a_single_object_through_the_same_presenter_is_not_paged",
+            "tests/conformance/test_s05_paging.py::test_an_action_that_does_not_page_refuses_a_cursor",
+        ),
+    ),
+    Clause(
+        "S05.4.2",
+        "A page keeps the limit rows from its offset (every row returned, or a handler's Page of ctx.page); masking, callbacks and _select are the same on every page.",
+        tests=(
+            "tests/conformance/test_s05_paging.py::test_pages_follow_to_the_end_with_the_same_rules_and_suggestions",
+            "tests/conformance/test_s05_paging.py::test_a_handler_fetches_only_its_page",
+            "tests/conformance/test_s05_paging.py::test_select_trims_every_page_and_may_change_between_pages",
+            "tests/conformance/test_s05_paging.py::test_a_page_returned_by_an_action_that_does_not_page_is_cut_by_the_limit",
+            "tests/conformance/test_s05_paging.py::test_a_page_checks_its_fields",
+            "tests/conformance/test_s05_paging.py::test_presented_outside_a_paging_call_the_plain_limit_applies",
+        ),
+    ),
+    Clause(
+        "S05.4.3",
+        "A page with a next one starts with the paging notice and ends its suggestions with the next-page call, both carrying the cursor; the last page has neither.",
+        tests=(
+            "tests/conformance/test_s05_paging.py::test_first_page_golden",
+            "tests/conformance/test_s05_paging.py::test_pages_follow_to_the_end_with_the_same_rules_and_suggestions",
+            "tests/conformance/test_s05_paging.py::test_a_page_of_unknown_total_says_more_follow",
+            "tests/conformance/test_s05_paging.py::test_flat_exposition_spells_the_next_page_target_as_listed",
+            "tests/conformance/test_s05_paging.py::test_a_custom_notice_gives_way_to_the_paging_notice",
+        ),
+    ),
+    Clause(
+        "S05.4.4",
+        "Every page carries structuredContent {items, page: {offset, returned, total, nextCursor}}.",
+        tests=(
+            "tests/conformance/test_s05_paging.py::test_structured_items_are_neutralized",
+            "tests/conformance/test_s05_paging.py::test_first_page_golden",
+            "tests/conformance/test_s05_paging.py::test_pages_follow_to_the_end_with_the_same_rules_and_suggestions",
+            "tests/conformance/test_s05_paging.py::test_a_page_of_unknown_total_says_more_follow",
+        ),
+    ),
+    Clause(
+        "S05.4.5",
+        "A cursor is sealed and bound to the caller and the query; a changed, foreign, expired or other-query cursor is INVALID_CURSOR before the handler runs; a non-string one is a validation error.",
+        tests=(
+            "tests/conformance/test_s05_paging.py::test_a_changed_cursor_envelope",
+            "tests/conformance/test_s05_paging.py::test_a_foreign_cursor_envelope",
+            "tests/conformance/test_s05_paging.py::test_another_query_envelope",
+            "tests/conformance/test_s05_paging.py::test_another_secret_refuses_the_cursor",
+            "tests/conformance/test_s05_paging.py::test_a_cursor_that_is_not_a_string_is_a_validation_error",
+            "tests/unit/_tools/test_cursors.py::test_an_expired_cursor_is_refused",
+            "tests/unit/_tools/test_cursors.py::test_another_caller_is_refused",
+            "tests/unit/_tools/test_cursors.py::test_another_query_is_refused",
+        ),
+    ),
     # -- 6. Embeds ---------------------------------------------------------------------
     Clause(
         "S06.1",
@@ -856,6 +914,14 @@ CLAUSES: Final[tuple[Clause, ...]] = (
         tests=(
             "tests/conformance/test_s09_access.py::test_busy_envelope",
             "tests/unit/_app/test_concurrency.py::test_concurrency_serializes_destructive_calls_per_caller",
+        ),
+    ),
+    Clause(
+        "S09.21",
+        "A page cursor this call cannot use is INVALID_CURSOR, naming the tool and action, with a recovery that starts over (section 5.4).",
+        tests=(
+            "tests/conformance/test_s05_paging.py::test_a_changed_cursor_envelope",
+            "tests/conformance/test_s05_paging.py::test_another_query_envelope",
         ),
     ),
     # -- 10. TOON ----------------------------------------------------------------------

@@ -263,14 +263,32 @@ async def record(server: StdioServerParameters | str, ids: Ids) -> Session:
                 for item in result.content:
                     assert isinstance(item, TextContent), f"{tool}: a {item.type} item"
                     texts.append(item.text)
-                call = Call(
-                    tool, arguments, tuple(texts), bool(result.is_error), result.structured_content
-                )
-                calls.append(call)
+                sent, structured = without_cursor(tuple(texts), result.structured_content)
+                calls.append(Call(tool, arguments, sent, bool(result.is_error), structured))
             exchanges = [
                 await exchange(client, method, params) for method, params in surface_sweep(ids)
             ]
     return Session(tools, calls, ids, exchanges, logs)
+
+
+CURSOR = "CURSOR"
+"""What a recorded page's next-page cursor reads as."""
+
+
+def without_cursor(
+    texts: tuple[str, ...], structured: dict[str, Any] | None
+) -> tuple[tuple[str, ...], dict[str, Any] | None]:
+    """A page's texts and structured content with its cursor written ``CURSOR``.
+
+    A cursor is sealed with a fresh IV and the time it was issued, so two transports
+    never receive the same one; everything else of the page must be equal.
+    """
+    page = structured.get("page") if structured is not None else None
+    cursor = page.get("nextCursor") if isinstance(page, dict) else None
+    if not isinstance(cursor, str) or structured is None:
+        return texts, structured
+    texts = tuple(text.replace(cursor, CURSOR) for text in texts)
+    return texts, {**structured, "page": {**structured["page"], "nextCursor": CURSOR}}
 
 
 def _drain(stream: Any, lines: queue.Queue[str]) -> None:

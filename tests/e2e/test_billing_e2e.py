@@ -25,6 +25,7 @@ from examples.billing.db import BillingDB
 from mcpfusion import ResponseView
 from mcpfusion.wire import RESERVED_TAGS, parse
 from tests.e2e.billing_session import (
+    CURSOR,
     HOSTILE,
     MISSING_INVOICE,
     HttpServer,
@@ -322,7 +323,7 @@ def test_one_paid_invoice_suggests_nothing(session: Session) -> None:
 
 
 def test_collection_is_truncated_with_table_and_chart(session: Session) -> None:
-    """The full list: 50 rows, the truncation notice first, table, chart, rule, remind."""
+    """The first page: 50 rows, the paging notice first, table, chart, rule, remind, next."""
     call = session.find("billing", action="list_invoices")
     assert kinds(call.texts) == [
         "data",
@@ -335,21 +336,29 @@ def test_collection_is_truncated_with_table_and_chart(session: Session) -> None:
     parsed = view_of(call.texts)
     assert len(parsed.data) == 50
     assert parsed.ui_blocks[0].content == (
-        "📊 **Summary**: ⚠️ Dataset truncated. 50 shown, "
-        f"{seed.INVOICES - 50} hidden. Use filters to narrow results."
+        f"📊 **Summary**: ⚠️ Dataset truncated. Rows 1-50 of {seed.INVOICES} shown, "
+        f"{seed.INVOICES - 50} hidden. For the next page call again with the same arguments "
+        f'and _cursor "{CURSOR}", or use filters to narrow results.'
     )
-    assert [s.tool for s in parsed.suggestions] == ["billing.remind"]
+    assert [s.tool for s in parsed.suggestions] == ["billing.remind", "billing.list_invoices"]
+    assert call.structured is not None
+    assert call.structured["page"] == {
+        "offset": 0,
+        "returned": 50,
+        "total": seed.INVOICES,
+        "nextCursor": CURSOR,
+    }
     table = parsed.ui_blocks[1].content.split("\n")
     assert table[0] == "| Invoice | Customer | Amount | Status | Due |"
     assert len(table) == 52
 
 
 def test_collection_without_overdue_does_not_suggest_reminders(session: Session) -> None:
-    """Pending invoices only: no remind suggestion."""
+    """Pending invoices only: no remind suggestion, only the next page's."""
     call = session.find("billing", action="list_invoices", status="pending")
     parsed = view_of(call.texts)
     assert {row["status"] for row in parsed.data} == {"pending"}
-    assert parsed.suggestions == ()
+    assert [s.tool for s in parsed.suggestions] == ["billing.list_invoices"]
 
 
 def test_empty_collection(session: Session) -> None:

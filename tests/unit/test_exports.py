@@ -41,6 +41,7 @@ PUBLIC = {
         "Image",
         "Message",
         "OutputMismatchError",
+        "Page",
         "Presenter",
         "PresenterError",
         "Prompt",

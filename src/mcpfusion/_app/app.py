@@ -31,6 +31,7 @@ from mcpfusion._tools.context import (
     Progress,
     RequestKind,
 )
+from mcpfusion._tools.cursors import DEFAULT_TTL, Cursors
 from mcpfusion._tools.icon import Icon, icons_of, optional_text
 from mcpfusion._tools.listing import Listing
 from mcpfusion._tools.tool import Exposition, Tool
@@ -89,6 +90,12 @@ class Fusion(Listings, Surfaces):
         max_bytes: the most UTF-8 bytes of text a tool call's answer may send, unless
             its action says otherwise; over it, UI blocks and then rows are left out,
             and the answer says so (SPEC §17). ``None`` (default): no cap.
+        cursor_secret: the secret (32+ bytes) sealing paging actions' cursors (SPEC
+            §5.4). ``None`` (default): served over HTTP, the first of the shared
+            ``request_state_keys`` (``--workers`` makes one for its workers); otherwise one
+            drawn per process, so cursors die with it and another process refuses them.
+            Replicas on several machines must set the same secret (or the same keys).
+        cursor_ttl: how many seconds a page cursor stays valid (an hour by default).
 
     Define, then serve: ``list_tools()`` and ``call_tool()`` read a catalog of what the app
     serves, built once from its tools (again only if a definition changes it); serving the
@@ -118,6 +125,8 @@ class Fusion(Listings, Surfaces):
         serialize_destructive: bool = False,
         page_size: int | None = None,
         max_bytes: int | None = None,
+        cursor_secret: str | bytes | None = None,
+        cursor_ttl: float = DEFAULT_TTL,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("a Fusion app needs a non-empty name")
@@ -181,12 +190,19 @@ class Fusion(Listings, Surfaces):
         self.max_bytes = max_bytes
         """The byte cap of an answer whose action sets none (SPEC §17); ``None``: no cap."""
         self._running = Running(serialize_destructive)
+        self._cursors = Cursors(f"app '{name}'", cursor_secret, cursor_ttl)
         self._caller_store = MemoryCallerStore()  # ctx.caller_state, unless serving names one
         if workflow is not None:
             self.toggled = True  # the lists differ per caller: the SDK path lists them
 
     def __repr__(self) -> str:
         return f"Fusion({self.name!r}, tools={list(self._tools)})"
+
+    def _cursor_secret_default(self, key: str) -> None:
+        """Seals page cursors under ``key`` (HTTP's shared ``request_state_keys``) when the
+        app was given no ``cursor_secret``: its workers then open each other's cursors."""
+        if self._cursors.random_secret:
+            self._cursors = Cursors(f"app '{self.name}'", key, self._cursors.ttl)
 
     def tool(
         self,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from mcpfusion._errors import DefinitionError
 from mcpfusion._identity import Identity
 from mcpfusion._present.failures import from_exception
+from mcpfusion._present.paging import Pager
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._tools.context import (
     NO_META,
@@ -63,6 +64,7 @@ class Call:
         "_factory",
         "_kwargs",
         "_outcome",
+        "_page",
         "_progress",
         "_rejection",
         "_request",
@@ -95,6 +97,7 @@ class Call:
         factory: ContextFactory | None = None,
         outcome: Outcome[Any] | None = None,
         kind: RequestKind = TOOL_CALL,
+        page: Pager | None = None,
     ) -> None:
         # Positional, and the action's own options read from it when asked for: the
         # call path makes one per call (0.6 -> 0.3 µs). The private slots are what the
@@ -109,6 +112,7 @@ class Call:
         self._select = select
         self._factory = factory
         self._outcome = outcome
+        self._page = page
         self.kind: RequestKind = kind
         self.tool = tool
         self.action = action
@@ -159,6 +163,7 @@ class Call:
                 self.state,
                 values,
                 client=self._client,
+                page=self._page,
             )
             self._request = request
         elif request.identity is not self.identity or request.values != self.values:

@@ -26,6 +26,7 @@ from mcpfusion._present.failures import (
     unknown_tool,
     validation_failure,
 )
+from mcpfusion._present.paging import Pager
 from mcpfusion._present.response import ToolResponse, view_of
 from mcpfusion._present.statesync import with_invalidation
 from mcpfusion._surface.surface import Outcome
@@ -41,9 +42,15 @@ from mcpfusion._tools.context import (
     Request,
     RequestKind,
 )
+from mcpfusion._tools.cursors import Cursors
 from mcpfusion._tools.declared import InvalidArguments
-from mcpfusion._tools.schema import DISCRIMINATOR, SELECT
-from mcpfusion._tools.validation import arguments_problem, field_problems, select_problems
+from mcpfusion._tools.schema import CURSOR, DISCRIMINATOR, SELECT
+from mcpfusion._tools.validation import (
+    arguments_problem,
+    cursor_problem,
+    field_problems,
+    select_problems,
+)
 
 logger = logging.getLogger("mcpfusion")
 
@@ -58,6 +65,7 @@ class Toggles(Protocol):
     workflow: Workflow | None
     max_bytes: int | None
     _running: Running
+    _cursors: Cursors
 
     def _bind_caller_store(self) -> None:
         """Makes the app's caller store the current call's (``ctx.caller_state``)."""
@@ -196,6 +204,7 @@ class Pipeline:
         rejection: ToolResponse | None = None
         kwargs: dict[str, Any] = {}
         select: list[str] | None = None
+        page: Pager | None = None
         requires = action.requires
         if requires and not requires <= scopes_of(identity):  # a subset test allocates nothing
             # Before validation: a caller without the scopes learns nothing of the inputs.
@@ -206,10 +215,15 @@ class Pipeline:
                 raw = args.pop(SELECT)
                 problems = select_problems(raw, route.select_keys)
                 select = None if problems else raw
+            cursor = args.pop(CURSOR, None) if action.pages else None
+            if cursor is not None and not isinstance(cursor, str):
+                problems.append(cursor_problem(cursor))
             try:
                 kwargs = action.parse(args)
             except ValidationError as exc:
                 accepted = [p.wire for p in action.params]
+                if action.pages:
+                    accepted.append(CURSOR)
                 if route.select_keys is not None:
                     accepted.append(SELECT)
                 problems = field_problems(exc, args, accepted) + problems
@@ -217,9 +231,11 @@ class Pipeline:
                 problems = exc.problems + problems
             if problems:
                 rejection = validation_failure(f"{route.tool.name}/{action.name}", problems)
+            elif action.pages:
+                page, rejection = self._app._cursors.page(action, args, identity, cursor)
         return self.dispatch(
             TOOL_CALL, action.tool, action.name, action, kwargs, identity, meta, client,
-            factory, rejection, None, select, progress,
+            factory, rejection, None, select, progress, page,
         )  # fmt: skip
 
     def dispatch(
@@ -237,11 +253,13 @@ class Pipeline:
         outcome: Outcome[Any] | None,
         select: list[str] | None = None,
         progress: Progress | None = None,
+        page: Pager | None = None,
     ) -> Awaitable[ToolResponse]:
         """Step 3, every request kind's one entry: the middleware chain, then the handler.
 
         ``outcome`` is where a resource read, prompt or completion leaves its result
-        (``None`` for ``tools/call``, whose result is the response).
+        (``None`` for ``tools/call``, whose result is the response); ``page`` is the page
+        a call of a paging action asks for.
         """
         factory = factory or self._factory
         state = self._lifespan.state
@@ -250,11 +268,13 @@ class Pipeline:
                 return _given(rejection)
             request = None
             if _reads_request(action, factory):
-                request = Request(name, step, meta, progress, identity, state, client=client)
-            return self.answer(action, kwargs, select, request, factory, None, outcome)
+                request = Request(
+                    name, step, meta, progress, identity, state, client=client, page=page
+                )
+            return self.answer(action, kwargs, select, request, factory, None, outcome, page)
         call = Call(
             name, step, kwargs, identity, meta, state, progress, client, rejection,
-            action, kwargs, select, factory, outcome, kind,
+            action, kwargs, select, factory, outcome, kind, page,
         )  # fmt: skip
         return self._chain(call)
 
@@ -271,8 +291,9 @@ class Pipeline:
             raise TypeError(f"{call!r} names no action to run: only dispatch() makes one that does")
         request = call.request if _reads_request(action, factory) else None
         return self.answer(
-            action, kwargs, call._select, request, factory, call.around_render, call._outcome
-        )
+            action, kwargs, call._select, request, factory, call.around_render, call._outcome,
+            call._page,
+        )  # fmt: skip
 
     async def answer(
         self,
@@ -283,6 +304,7 @@ class Pipeline:
         factory: ContextFactory,
         around_render: Callable[[], AbstractContextManager[Any]] | None = None,
         outcome: Outcome[Any] | None = None,
+        page: Pager | None = None,
     ) -> ToolResponse:
         """Step 5: builds the context, runs the handler (within its timeout) and sends its
         value, or, for a resource, prompt or completion, makes its result (``outcome``).
@@ -312,14 +334,14 @@ class Pipeline:
                 return await outcome.finished(value, context)
             cap = self._app.max_bytes if action.max_bytes is None else action.max_bytes
             if around_render is None:
-                response = await action.respond(value, context, select)
+                response = await action.respond(value, context, select, page)
                 if cap is not None:  # a test, not a frame more for every uncapped call
-                    response = await action.fit(response, value, context, select, cap)
+                    response = await action.fit(response, value, context, select, cap, page)
             else:
                 with around_render():
-                    response = await action.respond(value, context, select)
+                    response = await action.respond(value, context, select, page)
                     if cap is not None:
-                        response = await action.fit(response, value, context, select, cap)
+                        response = await action.fit(response, value, context, select, cap, page)
             if action.invalidates and not response.is_error and request is not None:
                 response = await _invalidated(action, request, response)
             return response

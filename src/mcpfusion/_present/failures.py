@@ -142,6 +142,11 @@ def too_large(tool: str, action: str, size: int, cap: int) -> ToolResponse:
     )
 
 
+def invalid_cursor(tool: str, action: str, message: str, recovery: str) -> ToolResponse:
+    """``INVALID_CURSOR``: a ``_cursor`` this call cannot use; the recovery starts over."""
+    return framework_error("INVALID_CURSOR", f"{tool}/{action}: {message}", recovery=recovery)
+
+
 def unsupported_by_client(what: str, tool: str, action: str) -> ToolError:
     """``UNSUPPORTED_BY_CLIENT``: the call needs something the client did not declare
     (elicitation, sampling, roots), or cannot be asked over this connection."""

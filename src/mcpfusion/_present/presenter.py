@@ -18,6 +18,7 @@ from mcpfusion._present.failures import SENT_LIMIT, cut
 from mcpfusion._present.masking import Mask, as_mapping, collector_paused
 from mcpfusion._present.models import schema_from_model
 from mcpfusion._present.omission import plan_of
+from mcpfusion._present.paging import Page, PageCut, Pager, paged
 from mcpfusion._present.redaction import DEFAULT_CENSOR, Censor, Redaction, Scrubber, Traces
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._present.style import Audience, Style, calling_style
@@ -131,7 +132,8 @@ class Presenter:
             ``"lines[*].cost"``.
         censor: what a redacted value becomes: a text (``"[REDACTED]"``) or a function of
             the value.
-        truncation_notice: ``(hidden) -> UIBlock``, replacing the default notice.
+        truncation_notice: ``(hidden) -> UIBlock``, replacing the default notice (a paging
+            action's page sends the paging notice, which carries the cursor: SPEC §5.4).
     """
 
     def __init__(
@@ -344,13 +346,15 @@ class Presenter:
         select: Iterable[str] | None = None,
         *,
         style: Style | None = None,
+        page: Pager | None = None,
     ) -> ToolResponse:
         """Renders ``data`` through the SPEC §5.1 pipeline into a built response.
 
         ``style`` is the app's: it decides what this Presenter leaves open. Not given, it
         is the style of the app whose handler is running (so a handler's own
         ``view.present(data, ctx)`` honours ``Fusion(data_format=..., ui_audience=...)``),
-        and the defaults outside one.
+        and the defaults outside one. ``page`` is the page a call of a paging action asks
+        for (SPEC §5.4); without it a list is cut by the agent limit alone.
 
         Raises:
             PresenterError: if the data does not fit the schema or a callback fails.
@@ -359,7 +363,9 @@ class Presenter:
         # the caller's rows again and again: the collector waits for the whole
         # presentation (mask, callbacks and render).
         with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
-            return self.builder(data, ctx, select, style=style).build()
+            built, cut = self._builder(data, ctx, select, style, page)
+            response = built.build()
+        return response if cut is None else paged(response, built.data, *cut)
 
     def builder(
         self,
@@ -368,13 +374,30 @@ class Presenter:
         select: Iterable[str] | None = None,
         *,
         style: Style | None = None,
+        page: Pager | None = None,
     ) -> ResponseBuilder:
         """Like ``present`` but returns the builder, for a caller that adds more parts.
 
         Redaction reaches the parts added later too: they are searched when it is built.
         """
+        return self._builder(data, ctx, select, style, page)[0]
+
+    def _builder(
+        self,
+        data: Any,
+        ctx: Any,
+        select: Iterable[str] | None,
+        style: Style | None,
+        page: Pager | None,
+    ) -> tuple[ResponseBuilder, tuple[PageCut, str | None] | None]:
+        """``builder``'s work, and for a page what was cut and the next cursor."""
+        cut = None
         with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
-            built = self._render(data, ctx, with_ui=True)
+            if page is not None and isinstance(data, list | tuple | Page):
+                # Only the top level pages; an embedded list keeps its plain limit.
+                built, cut = self._render_page(data, ctx, page)
+            else:  # presented outside a paging call: the plain agent limit
+                built = self._render(data.items if isinstance(data, Page) else data, ctx, True)
             # Callbacks have seen the real values; from here on, the data is what is sent.
             traces = Traces()
             if self._finishes():
@@ -387,7 +410,7 @@ class Presenter:
         built.data_format = own.data_format or app.data_format or "json"
         built.delimiter = own.delimiter or app.delimiter or "|"
         built.user_ui = (own.ui_audience or app.ui_audience) == "user"
-        return built
+        return built, cut
 
     def _finishes(self) -> bool:
         """Whether this Presenter or a child redacts or omits anything."""
@@ -446,9 +469,11 @@ class Presenter:
             built.merge(view, with_ui=with_ui)
         return built
 
-    def _render_collection(self, rows: Sequence[Any], ctx: Any, with_ui: bool) -> ResponseBuilder:
+    def _render_collection(
+        self, rows: Sequence[Any], ctx: Any, with_ui: bool, limited: bool = True
+    ) -> ResponseBuilder:
         hidden = 0
-        if self.limit is not None and len(rows) > self.limit:
+        if limited and self.limit is not None and len(rows) > self.limit:
             hidden = len(rows) - self.limit
             rows = rows[: self.limit]  # before masking: dropped rows are never validated
         masked = self._masked_many(rows)
@@ -470,6 +495,23 @@ class Presenter:
         for view in children:
             built.merge(view, with_ui=False)
         return built
+
+    def _render_page(
+        self, data: Any, ctx: Any, page: Pager
+    ) -> tuple[ResponseBuilder, tuple[PageCut, str | None]]:
+        """The page ``page`` asks for: rows cut, then presented as a list under no limit.
+
+        A page with a next one starts with the paging notice and suggests the call that
+        fetches it; both carry its cursor, returned for ``structuredContent`` with the cut.
+        """
+        cut = PageCut.of(data, page)
+        built = self._render_collection(cut.rows, ctx, with_ui=True, limited=False)
+        cursor = None
+        if cut.more:
+            cursor = page.seal(cut.offset + len(cut.rows))
+            built.notice(ui.summary(cut.notice(cursor)))
+            built.suggestion(Suggestion(page.target, cut.hint(cursor)))
+        return built, (cut, cursor)
 
     def _truncation_block(self, shown: int, hidden: int) -> UIBlock | None:
         if self._notice is not None:

@@ -223,15 +223,21 @@ def success_structured(data: Any) -> ToolResponse:
     A value that is not an object is wrapped as ``{"result": value}``. A string that could
     open or close a reserved tag carries ``&lt;`` in both (SPEC §7).
     """
-    structured = wrap_structured(to_jsonable(data))
-    text = to_json(structured)
+    structured, text = structured_json(wrap_structured(to_jsonable(data)))
+    response = ToolResponse((text,), structured_content=structured)
+    return with_view(response, ResponseView(structured))
+
+
+def structured_json(value: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """A plain JSON object as structured content (strings neutralized, SPEC §7), and its
+    JSON text."""
+    text = to_json(value)
     # Every "<" of a string shows in the JSON text, raw or neutralized, and every lone
     # surrogate as U+FFFD: without either (the common case) the value needs no walk.
     if "<" in text or "\\u003c" in text or "\ufffd" in text:
-        structured = neutralize_strings(structured)
-        text = to_json(structured)
-    response = ToolResponse((text,), structured_content=structured)
-    return with_view(response, ResponseView(structured))
+        value = neutralize_strings(value)
+        text = to_json(value)
+    return value, text
 
 
 def wrap_structured(value: Any) -> dict[str, Any]:

@@ -168,6 +168,13 @@ def build_server(
     server.add_request_handler("tools/call", types.CallToolRequestParams, on_call_tool)
     advertise_extensions(server, app)
     _talk_to_clients(server, app, hub, request_state_keys)
+    if request_state_keys:
+        # Every worker (and a replica given the same keys) holds them: an app without a
+        # cursor secret of its own seals page cursors under the first, so any of them
+        # opens another's (SPEC §5.4).
+        shared = getattr(app, "_cursor_secret_default", None)
+        if callable(shared):
+            shared(request_state_keys[0])
     if callable(announce):
         announce(changed)
     _PARTS[server] = _Parts(hub, lists)

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.builder import ResponseBuilder, as_response
 from mcpfusion._present.content import attachments_of
+from mcpfusion._present.paging import Pager
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.response import ToolResponse, attached, render_value, success
 from mcpfusion._present.statesync import check_freshness, check_patterns
@@ -91,6 +92,7 @@ class Action:
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
         max_bytes: int | None = None,
+        paging: bool = False,
     ) -> None:
         owner = f"{tool}/{name}"
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -117,6 +119,15 @@ class Action:
                 raise DefinitionError(f"{owner}: {flag} must be True or False; got {value!r}")
         if read_only and destructive:
             raise DefinitionError(f"{owner}: an action cannot be both read_only and destructive")
+        if not isinstance(paging, bool):
+            raise DefinitionError(f"{owner}: paging must be True or False; got {paging!r}")
+        if paging and not (returns is not None and returns.limit):
+            raise DefinitionError(
+                f"{owner}: paging needs returns= a Presenter with a limit (the rows of one "
+                "page), e.g. Presenter(..., limit=50)"
+            )
+        self.pages = paging
+        """Whether it pages its Presenter's list, so accepts ``_cursor`` (SPEC §5.4)."""
         if open_world is not None and not isinstance(open_world, bool):
             raise DefinitionError(f"{owner}: open_world must be True, False or None")
         self.open_world = open_world
@@ -273,8 +284,12 @@ class Action:
         """The envelope a failed call sends: on a structured action, always an error."""
         return failed(response) if self.output is not None else response
 
-    async def respond(self, value: Any, context: Any, select: Sequence[str] | None) -> ToolResponse:
+    async def respond(
+        self, value: Any, context: Any, select: Sequence[str] | None, page: Pager | None = None
+    ) -> ToolResponse:
         """Turns the handler's value into the response: SPEC §13's one wrapping rule.
+
+        ``page`` is the page a call of a paging action asks for (SPEC §5.4).
 
         Raises:
             PresenterError, SerializationError, OutputMismatchError: server defects.
@@ -290,7 +305,7 @@ class Action:
             return output.respond(value, select)
         if presenter is None:  # nothing to present off the loop
             return wrap(value, None, context, select, self.style)
-        return await present_off_loop(value, presenter, context, select, self.style)
+        return await present_off_loop(value, presenter, context, select, self.style, page)
 
     async def fit(
         self,
@@ -299,9 +314,13 @@ class Action:
         context: Any,
         select: Sequence[str] | None,
         cap: int,
+        page: Pager | None = None,
     ) -> ToolResponse:
         """``response`` (what ``respond`` made of ``value``) fitted under ``cap`` bytes:
         rows left out are left out by rendering fewer of them again (SPEC §17).
+
+        A page (SPEC §5.4) keeps its rows: its cursor names the row after them, so only
+        its UI blocks can go.
 
         Raises:
             PresenterError, SerializationError, OutputMismatchError: server defects.
@@ -310,7 +329,8 @@ class Action:
         def render(part: Any) -> Awaitable[ToolResponse]:
             return self.respond(part, context, select)
 
-        return await capped(response, value, render, cap, self.tool, self.name)
+        rows = value if page is None else None
+        return await capped(response, rows, render, cap, self.tool, self.name)
 
 
 async def present_off_loop(
@@ -319,15 +339,21 @@ async def present_off_loop(
     context: Any,
     select: Sequence[str] | None = None,
     style: Style = APP_DEFAULT,
+    page: Pager | None = None,
 ) -> ToolResponse:
     """``wrap``, with a large presentation run in a worker thread.
 
     One big call then does not stall every other call on the server.
     """
-    if presenter is not None and isinstance(value, list | tuple) and len(value) >= OFF_LOOP_ROWS:
-        present = functools.partial(presenter.present, style=style)
+    if (
+        presenter is not None
+        and isinstance(value, list | tuple)
+        and len(value) >= OFF_LOOP_ROWS
+        and page is None  # a page masks `limit` rows only
+    ):
+        present = functools.partial(presenter.present, style=style, page=page)
         return await anyio.to_thread.run_sync(present, value, context, select)
-    return wrap(value, presenter, context, select, style)
+    return wrap(value, presenter, context, select, style, page)
 
 
 def wrap(
@@ -336,6 +362,7 @@ def wrap(
     context: Any,
     select: Sequence[str] | None = None,
     style: Style = APP_DEFAULT,
+    page: Pager | None = None,
 ) -> ToolResponse:
     """SPEC §13's one wrapping rule, for an action without an output schema.
 
@@ -358,7 +385,7 @@ def wrap(
         case _ if (items := attachments_of(value)) is not None:
             return attached(items)
         case _ if presenter is not None:
-            return presenter.present(value, context, select, style=style)
+            return presenter.present(value, context, select, style=style, page=page)
         case _:
             return render_value(value, style.format, style.toon_delimiter)
 

@@ -11,6 +11,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from mcpfusion._identity import Identity
+from mcpfusion._present.paging import Pager
 from mcpfusion._tools import client as _client
 from mcpfusion._tools import downstream as _downstream
 from mcpfusion._tools.caller_state import CallerState, caller_state_of
@@ -78,6 +79,7 @@ class Request:
         values: what middleware added for the handler (``Call.values``).
         client: the client on the other end (logging, questions, sampling, roots), as
             the server adapter provides it; ``None`` in-process.
+        page: the page a call of a paging action asks for (SPEC §5.4), else ``None``.
     """
 
     tool: str
@@ -88,6 +90,7 @@ class Request:
     state: Any = None
     values: Mapping[str, Any] = field(default_factory=lambda: NO_META)
     client: ClientChannel | None = field(default=None, repr=False, compare=False)
+    page: Pager | None = field(default=None, repr=False, compare=False)
     _cancellation: _Cancellation = field(default_factory=_Cancellation, repr=False, compare=False)
 
     def derived(self, identity: Identity | None, values: Mapping[str, Any]) -> Request:
@@ -217,6 +220,16 @@ class Context:
     def values(self) -> Mapping[str, Any]:
         """What middleware added for this call (``call.values``), read-only."""
         return self.request.values
+
+    @property
+    def page(self) -> Pager | None:
+        """The page a call of a paging action asks for: ``offset`` and ``limit`` rows.
+
+        A handler reading its rows from a database fetches only those (one more says a
+        next page exists) and returns them as ``Page(rows)``; ``None`` when the action
+        does not page (``paging=True``, SPEC §5.4).
+        """
+        return self.request.page
 
     @property
     def cancelled(self) -> bool:

@@ -17,8 +17,15 @@ DISCRIMINATOR: Final = "action"
 SELECT: Final = "_select"
 """The argument that trims the data block (SPEC §11)."""
 
+CURSOR: Final = "_cursor"
+"""The argument that asks a paging action for its next page (SPEC §5.4)."""
+
 ACTION_DESCRIPTION: Final = "The operation to perform; the tool description lists them."
 SELECT_DESCRIPTION: Final = "Return only these top-level fields of the data. Omit for all."
+CURSOR_DESCRIPTION: Final = (
+    "The next-page cursor a cut list gave, sent with the same other arguments. Omit for the "
+    "first page."
+)
 
 # Keys that describe a parameter without constraining its values.
 _ANNOTATION_KEYS: Final = frozenset({"description", "default", "title", "examples"})
@@ -57,16 +64,24 @@ def select_property(keys: Sequence[str]) -> dict[str, Any]:
     }
 
 
+def cursor_property(used_by: Sequence[str] = ()) -> dict[str, Any]:
+    """The ``_cursor`` property of SPEC §5.4; a grouped tool names the actions that page."""
+    usage = f" Used by: {', '.join(used_by)}." if used_by else ""
+    return {"type": "string", "description": CURSOR_DESCRIPTION + usage}
+
+
 def flat_input_schema(
     action: Action, select_keys: Sequence[str] | None, *, lean: bool = False
 ) -> dict[str, Any]:
     """The input schema of one action exposed as its own tool (``lean``: see ``_lean``).
 
     A declared schema (``input_schema=``) is advertised as given, lean or not, with only
-    ``_select`` added to its properties.
+    ``_select`` (and a paging action's ``_cursor``) added to its properties.
     """
     if action.declared is not None:
         declared = action.declared.advertised()
+        if action.pages:
+            declared.setdefault("properties", {})[CURSOR] = cursor_property()
         if select_keys is not None:
             declared.setdefault("properties", {})[SELECT] = select_property(select_keys)
         return declared
@@ -74,6 +89,8 @@ def flat_input_schema(
     properties = dict(schema.get("properties", {}))
     required = list(schema.get("required", []))
     defs = dict(schema.get("$defs", {}))
+    if action.pages:
+        properties[CURSOR] = cursor_property()
     if select_keys is not None:
         properties[SELECT] = select_property(select_keys)
     built = _object(properties, required, defs)
@@ -175,7 +192,8 @@ def grouped_input_schema(
 
     ``action`` comes first with the actions in definition order, then the union of every
     action's parameters, each described with the actions that use and require it, then
-    ``_select``. Top-level ``required`` holds ``action`` and what every action requires.
+    ``_cursor`` when an action pages, then ``_select``. Top-level ``required`` holds
+    ``action`` and what every action requires.
     Parameter types were checked for conflicts when each action was defined (``ParamTypes``).
     The lean form (``_lean``) leaves the required-for notes to the tool description.
     """
@@ -203,6 +221,8 @@ def grouped_input_schema(
             properties[wire] = _annotated(union, usage)
         else:
             properties[wire] = _described(union, users[wire], required_in.get(wire, []), notes)
+    if paging := [a.name for a in actions if a.pages]:
+        properties[CURSOR] = cursor_property(paging)
     if select_keys is not None:
         properties[SELECT] = select_property(select_keys)
     always = [w for w in users if len(required_in.get(w, ())) == len(actions)]

@@ -233,6 +233,7 @@ class Tool:
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
         max_bytes: int | None = None,
+        paging: bool = False,
     ) -> Callable[[F], F]: ...
 
     def action(
@@ -258,6 +259,7 @@ class Tool:
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
         max_bytes: int | None = None,
+        paging: bool = False,
     ) -> Any:
         """Declares an action; use as ``@tool.action`` or ``@tool.action("name", ...)``.
 
@@ -300,6 +302,9 @@ class Tool:
             max_bytes: the most UTF-8 bytes of text its answer may send (the app's
                 ``max_bytes`` by default): over it, UI blocks and then rows are left out
                 and the answer says so (SPEC §17).
+            paging: let the agent page through the list its Presenter (``returns=``, with
+                a ``limit``: the rows of one page) cuts: it accepts ``_cursor``, and a cut
+                list says how to ask for the next page (SPEC §5.4).
 
         Returns:
             The decorator; it registers the function and returns it unchanged.
@@ -334,6 +339,7 @@ class Tool:
                 input_schema=input_schema,
                 open_world=open_world,
                 max_bytes=max_bytes,
+                paging=paging,
             )
             self.add(action)
             return handler

@@ -1,4 +1,4 @@
-"""Input validation: pydantic's errors, and bad ``_select`` values, as SPEC §9 field problems."""
+"""Input validation: pydantic's errors, bad ``_select`` and ``_cursor``, as SPEC §9 fields."""
 
 from __future__ import annotations
 
@@ -132,6 +132,15 @@ def select_problems(raw: Any, allowed: Sequence[str]) -> list[FieldProblem]:
             )
         )
     return problems
+
+
+def cursor_problem(raw: Any) -> FieldProblem:
+    """The field problem of a ``_cursor`` that is not a string (SPEC §5.4)."""
+    return (
+        "_cursor",
+        f"Expected the cursor string a cut list gave. You sent: {preview(raw)}. Send it as "
+        "given, or omit _cursor for the first page.",
+    )
 
 
 def arguments_problem(arguments: Any) -> FieldProblem:

@@ -40,6 +40,19 @@ TRUNCATION_NOTICE: Final = (
     "⚠️ Dataset truncated. {shown} shown, {hidden} hidden. Use filters to narrow results."
 )
 """The summary a Presenter sends when its agent limit cut a list (SPEC §5.3)."""
+PAGE_NOTICE: Final = (
+    "⚠️ Dataset truncated. Rows {first}-{last} of {total} shown, {hidden} hidden. For the next "
+    'page call again with the same arguments and _cursor "{cursor}", or use filters to '
+    "narrow results."
+)
+"""The summary of a paging Presenter's page that has a next one (SPEC §5.4)."""
+PAGE_NOTICE_OPEN: Final = (
+    "⚠️ Dataset truncated. Rows {first}-{last} shown, more follow. For the next page call "
+    'again with the same arguments and _cursor "{cursor}", or use filters to narrow results.'
+)
+"""The same, when the handler did not say how many rows the whole list holds."""
+PAGE_HINT: Final = 'Next page, from row {first}: the same arguments with _cursor "{cursor}"'
+"""The reason of the suggestion to fetch the next page (SPEC §5.4)."""
 
 # Whitespace is what str.isspace() says (Python's \s) plus what other readers skip as well:
 # U+FEFF (JavaScript's \s), U+180E (a space before Unicode 6.3) and U+200B (zero width).

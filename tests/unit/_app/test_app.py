@@ -340,3 +340,18 @@ async def test_none_arguments_are_empty() -> None:
     app = Fusion("srv")
     app.tool("t", exposition="flat").action("a")(lambda: "ok")
     assert (await app.call_tool("t_a", None)).blocks == ("ok",)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"cursor_secret": "short"}, "app 'x': cursor_secret needs at least 32 bytes"),
+        ({"cursor_ttl": 0}, "app 'x': cursor_ttl is a positive number of seconds"),
+    ],
+)
+def test_cursor_options_are_checked_where_the_app_is_defined(
+    options: dict[str, Any], message: str
+) -> None:
+    """A short cursor secret or a bad cursor ttl fails where the app is defined."""
+    with pytest.raises(DefinitionError, match=message):
+        Fusion("x", **options)

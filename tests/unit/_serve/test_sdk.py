@@ -438,3 +438,49 @@ def test_the_list_notices_an_app_can_send_are_advertised() -> None:
     assert shown.prompts is not None and shown.prompts.list_changed is True
     silent = build_server(StubApp()).create_initialization_options().capabilities
     assert silent.tools is not None and silent.tools.list_changed is False
+
+
+def _paging_app(secret: str | None = None) -> Fusion:
+    """An app whose one action pages a Presenter's list of three rows, two a page."""
+
+    class Row(BaseModel):
+        n: int
+
+    app = Fusion("pages", cursor_secret=secret)
+    view = Presenter("Row", Row, limit=2)
+    app.tool("rows").action("list", returns=view, paging=True)(lambda: [{"n": n} for n in range(3)])
+    return app
+
+
+async def _next_cursor(app: Fusion) -> str:
+    """The cursor of the first page of ``_paging_app``."""
+    first = await app.call_tool("rows", {"action": "list"})
+    assert first.structured_content is not None
+    cursor: str = first.structured_content["page"]["nextCursor"]
+    return cursor
+
+
+@pytest.mark.anyio
+async def test_workers_sharing_request_state_keys_open_each_others_cursors() -> None:
+    """Without cursor_secret, apps served with the same request-state key share cursors."""
+    key = "k" * 32
+    issuer, reader = _paging_app(), _paging_app()
+    build_server(issuer, request_state_keys=[key])
+    build_server(reader, request_state_keys=[key])
+    cursor = await _next_cursor(issuer)
+    following = await reader.call_tool("rows", {"action": "list", "_cursor": cursor})
+    assert following.structured_content is not None
+    assert following.structured_content["items"] == [{"n": 2}]
+
+
+@pytest.mark.anyio
+async def test_an_apps_own_cursor_secret_is_kept_when_served() -> None:
+    """An app given cursor_secret keeps it: the request-state key does not replace it."""
+    secret = "s" * 32
+    served, other = _paging_app(secret), _paging_app(secret)
+    build_server(served, request_state_keys=["k" * 32])
+    cursor = await _next_cursor(served)
+    following = await other.call_tool("rows", {"action": "list", "_cursor": cursor})
+    assert not following.is_error
+    unshared = await _paging_app().call_tool("rows", {"action": "list", "_cursor": cursor})
+    assert unshared.is_error
