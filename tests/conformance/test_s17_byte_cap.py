@@ -232,3 +232,22 @@ def test_a_cap_that_is_no_positive_int_fails_at_definition(bad: Any) -> None:
     tool = Fusion("y").tool("t")
     with pytest.raises(DefinitionError, match="max_bytes is a positive int or None"):
         tool.action("a", max_bytes=bad)(lambda: None)
+
+
+async def test_a_page_keeps_its_rows_under_a_cap() -> None:
+    """A paging action's page loses only UI blocks to the cap (its next-page suggestion
+    keeps the cursor): the cursor names the row after the page, so a page still over the
+    cap is TOO_LARGE, never fewer rows."""
+    view = Presenter("Row", schema=Row, limit=5)
+    view.collection_ui(lambda rows: ui.markdown("=" * 400))
+    app = Fusion("paged", cursor_secret="s" * 32, **PINNED)
+    app.tool("items").action("list", read_only=True, returns=view, paging=True)(lambda: _rows(40))
+    free = await FusionTester(app).call("items", "list")
+    app.max_bytes = _size(free.response.blocks) - 500
+    lean = await FusionTester(app).call("items", "list")
+    assert "2 UI blocks left out" in lean.text
+    assert len(lean.structured_content["items"]) == 5
+    assert '_cursor "' in lean.response.blocks[-1]
+    app.max_bytes = _size(lean.response.blocks) - 60  # room for some rows, not the page's
+    tight = await FusionTester(app).call("items", "list")
+    assert tight.error_code == "TOO_LARGE"
