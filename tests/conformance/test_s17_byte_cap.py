@@ -246,6 +246,7 @@ async def test_a_page_keeps_its_rows_under_a_cap() -> None:
     app.max_bytes = _size(free.response.blocks) - 500
     lean = await FusionTester(app).call("items", "list")
     assert "2 UI blocks left out" in lean.text
+    assert lean.structured_content is not None
     assert len(lean.structured_content["items"]) == 5
     assert '_cursor "' in lean.response.blocks[-1]
     app.max_bytes = _size(lean.response.blocks) - 60  # room for some rows, not the page's
