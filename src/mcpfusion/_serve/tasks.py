@@ -33,7 +33,6 @@ __all__ = ["TaskService"]
 
 logger = logging.getLogger("mcpfusion")
 
-HEADER_MISMATCH: Final = -32020
 INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
 
@@ -311,19 +310,12 @@ class TaskService:
         """The caller's task ``params`` names, after the checks every ``tasks/*`` makes.
 
         Raises:
-            MCPError: ``-32021`` without the extension, ``-32020`` when ``Mcp-Name``
-                names another task, ``-32602`` for an unknown, expired or foreign task
-                (never telling which).
+            MCPError: ``-32021`` without the extension, ``-32602`` for an unknown, expired
+                or foreign task (never telling which). (An ``Mcp-Name`` naming another task
+                is refused before, by the HTTP guard.)
         """
         if not negotiated(ctx, _raw_meta(params)):
             raise _refused()
-        request = ctx.request
-        if request is not None:
-            header = request.headers.get("mcp-name")
-            if header is not None and header.strip() != params.task_id:
-                raise MCPError(
-                    code=HEADER_MISMATCH, message="Mcp-Name header does not match taskId"
-                )
         record = await self.store.get(params.task_id)
         if record is None or record.owner != owner:
             raise MCPError(code=INVALID_PARAMS, message=f"Unknown task: {params.task_id[:64]}")

@@ -117,7 +117,13 @@ class Raw:
         self.tester = tester
 
     async def send(
-        self, method: str, params: dict[str, Any], *, key: str = ALICE, tasks: bool = True
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        key: str = ALICE,
+        tasks: bool = True,
+        name: str | None = None,
     ) -> dict[str, Any]:
         capabilities: dict[str, Any] = {"elicitation": {}}
         if tasks:
@@ -134,9 +140,12 @@ class Raw:
         }
         if method == "tools/call":
             headers["Mcp-Name"] = params["name"]
+        if name is not None:
+            headers["Mcp-Name"] = name
         body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
         response = await self.tester.http.post(self.tester.session.path, json=body, headers=headers)
         answer: dict[str, Any] = response.json()
+        self.status = response.status_code
         return answer
 
     async def call(self, action: str, **kwargs: Any) -> dict[str, Any]:
@@ -303,3 +312,15 @@ async def test_a_tasks_call_goes_through_the_pipeline(raw: Raw, probe: Probe) ->
     assert "FORBIDDEN" in purge["result"]["content"][0]["text"]
     assert ("quick", "alice", False) in probe.seen
     assert any(action == "purge" and rejected for action, _, rejected in probe.seen)
+
+
+async def test_an_mcp_name_naming_another_task_is_refused(raw: Raw) -> None:
+    """tasks/* with an Mcp-Name other than its taskId is -32020 with HTTP 400; the same
+    name, or none, is served."""
+    with anyio.fail_after(30):
+        task_id = (await raw.call("quick"))["taskId"]
+        wrong = await raw.get(task_id, name="another-task")
+        wrong_status = raw.status
+        right = await raw.get(task_id, name=f"  {task_id} ")
+    assert (wrong_status, wrong["error"]["code"]) == (400, -32020)
+    assert right["result"]["taskId"] == task_id
