@@ -22,7 +22,7 @@ from mcpfusion._serve.protocol import ServableApp
 from mcpfusion._serve.results import call_result, respond
 from mcpfusion._serve.sdk_client import SdkClient, input_required, missing_capability
 from mcpfusion._serve.task_channels import STATUS_MESSAGE_LIMIT, BeginningChannel, TaskChannel
-from mcpfusion._tasks.runner import InProcessTaskRunner, TaskRunner
+from mcpfusion._tasks.runner import InProcessTaskRunner, TaskCall, TaskRunner
 from mcpfusion._tasks.store import MemoryTaskStore, TaskRecord, TaskStore, new_task_id
 from mcpfusion._tasks.wire import EXTENSION, created, detailed
 from mcpfusion._tools.action import TaskBegins
@@ -191,7 +191,7 @@ class TaskService:
             else:
                 await self._completed(record.task_id, response)
 
-        await self.runner.start(record, call)
+        await self._start(record, call)
         return created(record)
 
     async def begin_in_handler(
@@ -256,7 +256,7 @@ class TaskService:
                     await self._completed(record.task_id, response)
                 settle(call_result(response))
 
-        await self.runner.start(record, call)
+        await self._start(record, call)
         try:
             await settled.wait()
         except BaseException:  # the request went away before the call became a task
@@ -266,6 +266,20 @@ class TaskService:
         if isinstance(answer, MCPError):
             raise answer
         return answer
+
+    async def _start(self, record: TaskRecord, call: TaskCall) -> None:
+        """Hands the call to the runner; a runner that cannot take it fails the task.
+
+        Raises:
+            MCPError: ``-32603`` saying why, when the runner refuses (an in-process runner
+                outside ``running()``: a server built and served by hand).
+        """
+        try:
+            await self.runner.start(record, call)
+        except RuntimeError as exc:
+            logger.error("task %s not started: %s", record.task_id, exc)
+            await self._failed(record.task_id, None)
+            raise MCPError(code=INTERNAL_ERROR, message=f"Task not started: {exc}") from None
 
     def _channel(self, task_id: str, ctx: ServerRequestContext[Any]) -> TaskChannel:
         """The task's client: what the making request's client declared, questions in

@@ -11,9 +11,13 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp import Client
+from mcp.client.extension import advertise
+from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 from mcpfusion import Context, Fusion, Identity
+from mcpfusion._serve.sdk import build_server
 from mcpfusion.auth import APIKeyVerifier, Auth, hash_api_key
 from mcpfusion.testing import HttpTester
 
@@ -324,3 +328,14 @@ async def test_an_mcp_name_naming_another_task_is_refused(raw: Raw) -> None:
         right = await raw.get(task_id, name=f"  {task_id} ")
     assert (wrong_status, wrong["error"]["code"]) == (400, -32020)
     assert right["result"]["taskId"] == task_id
+
+
+async def test_a_server_whose_runner_is_not_running_says_so(probe: Probe) -> None:
+    """Served by hand without holding the task runner open, a task call is refused with an
+    error saying why (and the task is failed), never left working forever."""
+    server = build_server(tasks_app(probe))
+    options: dict[str, Any] = {"mode": "2026-07-28", "extensions": [advertise(EXTENSION)]}
+    with anyio.fail_after(30):
+        async with Client(server, **options) as client:
+            with pytest.raises(MCPError, match="task runner is not running"):
+                await client.session.call_tool("jobs", {"action": "quick"}, allow_claimed=True)
