@@ -19,6 +19,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"_tools"}),
     frozenset({"_surface"}),
     frozenset({"_app"}),
+    frozenset({"_tasks"}),
     frozenset({"_auth", "_openapi"}),
     frozenset({"_serve"}),
     frozenset({"_dev"}),

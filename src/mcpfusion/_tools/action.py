@@ -8,7 +8,7 @@ import re
 import typing
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal, get_args
 
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -31,6 +31,14 @@ from mcpfusion._tools.threads import run_in_thread
 
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 """Names MCP allows for tools; action names follow the same rule."""
+
+TaskMode = Literal["always", "optional", "never"]
+"""Whether an action's calls run as MCP tasks (SEP-2663) for clients that negotiated them."""
+
+TASK_MODES: Final[tuple[TaskMode, ...]] = get_args(TaskMode)
+
+TaskBegins = Literal["call", "handler"]
+"""When a task call becomes a task: as it starts, or when its handler says so."""
 
 _PARAMS_CONFIG: Final = ConfigDict(extra="forbid", protected_namespaces=())
 
@@ -93,6 +101,8 @@ class Action:
         open_world: bool | None = None,
         max_bytes: int | None = None,
         paging: bool = False,
+        task: TaskMode = "never",
+        task_begins: TaskBegins = "call",
     ) -> None:
         owner = f"{tool}/{name}"
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -131,6 +141,22 @@ class Action:
         if open_world is not None and not isinstance(open_world, bool):
             raise DefinitionError(f"{owner}: open_world must be True, False or None")
         self.open_world = open_world
+        if task not in TASK_MODES:
+            raise DefinitionError(
+                f"{owner}: task must be 'always', 'optional' or 'never'; got {task!r}"
+            )
+        self.task: TaskMode = task
+        """Whether its calls run as MCP tasks for clients that negotiated the extension."""
+        if task_begins not in ("call", "handler"):
+            raise DefinitionError(
+                f"{owner}: task_begins must be 'call' or 'handler'; got {task_begins!r}"
+            )
+        if task_begins == "handler" and task == "never":
+            raise DefinitionError(
+                f"{owner}: task_begins='handler' needs task='always' or 'optional'"
+            )
+        self.task_begins: TaskBegins = task_begins
+        """When a task call becomes a task: as it starts, or at ``ctx.continue_as_task()``."""
         """Whether it reaches beyond the server (the web, other services): ``openWorldHint``;
         ``None`` leaves the hint unsent."""
         self.tool = tool

@@ -354,7 +354,7 @@ class Context:
         On MCP 2026-07-28 the unanswered ones go to the client in one round (rather than
         one round each); on 2025-11-25 they are asked one after the other.
         """
-        return await _client.gather(*questions)
+        return await _client.gather(self.request, *questions)
 
     async def list_roots(self, *, key: str | None = None) -> list[Root]:
         """The client's roots (the directories it lets the server see; ``key`` as for
@@ -364,6 +364,16 @@ class Context:
             ToolError: ``UNSUPPORTED_BY_CLIENT`` when the client declares no roots.
         """
         return await _client.list_roots(self.request, key)
+
+    async def continue_as_task(self) -> None:
+        """Continues the call as an MCP task from here (SEP-2663), for an action declared
+        with ``task_begins="handler"``: the questions asked before it were the call's own
+        rounds; now the client gets the task and polls it while the handler goes on.
+
+        Does nothing where the call cannot become a task (a client without the tasks
+        extension, an action without ``task_begins="handler"``, a call already a task).
+        """
+        await _client.continue_as_task(self.request)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(tool={self.tool!r}, action={self.action!r})"

@@ -12,7 +12,7 @@ from typing import Any, Final, Literal, Protocol, Self, TypeVar, overload
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.style import Style
-from mcpfusion._tools.action import NAME_PATTERN, Action
+from mcpfusion._tools.action import NAME_PATTERN, Action, TaskBegins, TaskMode
 from mcpfusion._tools.client import Confirm, Feature
 from mcpfusion._tools.icon import Icon, icons_of, optional_text
 from mcpfusion._tools.listing import Listing
@@ -234,6 +234,8 @@ class Tool:
         open_world: bool | None = None,
         max_bytes: int | None = None,
         paging: bool = False,
+        task: TaskMode = "never",
+        task_begins: TaskBegins = "call",
     ) -> Callable[[F], F]: ...
 
     def action(
@@ -260,6 +262,8 @@ class Tool:
         open_world: bool | None = None,
         max_bytes: int | None = None,
         paging: bool = False,
+        task: TaskMode = "never",
+        task_begins: TaskBegins = "call",
     ) -> Any:
         """Declares an action; use as ``@tool.action`` or ``@tool.action("name", ...)``.
 
@@ -305,6 +309,14 @@ class Tool:
             paging: let the agent page through the list its Presenter (``returns=``, with
                 a ``limit``: the rows of one page) cuts: it accepts ``_cursor``, and a cut
                 list says how to ask for the next page (SPEC §5.4).
+            task: whether a call runs as an MCP task (SEP-2663, docs/tasks.md) when the
+                client negotiated the tasks extension: ``"never"`` (the default: the call
+                answers in its own request), ``"optional"`` (a task for such a client,
+                in-request for the others) or ``"always"`` (a task; a client without the
+                extension is refused with ``-32021``).
+            task_begins: when such a call becomes a task: ``"call"`` (the default: as it
+                starts) or ``"handler"`` (it runs in its own request, asking its
+                questions in rounds, until the handler calls ``ctx.continue_as_task()``).
 
         Returns:
             The decorator; it registers the function and returns it unchanged.
@@ -340,6 +352,8 @@ class Tool:
                 open_world=open_world,
                 max_bytes=max_bytes,
                 paging=paging,
+                task=task,
+                task_begins=task_begins,
             )
             self.add(action)
             return handler
