@@ -169,6 +169,7 @@ PUBLIC = {
         "RedisRateLimitStore",
         "RedisSignInStore",
         "RedisSubscriptionBus",
+        "RedisTaskStore",
         "shared_state",
     ],
     mcpfusion.cli: [
