@@ -18,6 +18,7 @@ from mcpfusion._dev import add_dev_command
 from mcpfusion._dev.openapi import add_openapi_command
 from mcpfusion._dev.project import add_project_commands
 from mcpfusion._dev.target import USAGE_ERROR, UsageError, load_app, parse_arguments
+from mcpfusion._dev.worker import add_worker_command
 from mcpfusion._errors import DefinitionError
 from mcpfusion._serve.options import HttpOptions
 from mcpfusion.terminal import Style, TokenCounter, render_result, render_tools
@@ -427,6 +428,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_dev_command(commands)
     add_openapi_command(commands)
     add_project_commands(commands)
+    add_worker_command(commands)
     return parser
 
 

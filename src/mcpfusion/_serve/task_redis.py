@@ -110,7 +110,7 @@ class RedisTaskStore(_Pickled):
             return None
         return max(1, int((record.expires_at - self._clock()) * 1000))
 
-    def _live(self, raw: bytes | None) -> TaskRecord | None:
+    def _live(self, raw: bytes | str | None) -> TaskRecord | None:
         if raw is None:
             return None
         record = _decoded(raw)
@@ -391,7 +391,7 @@ def _encoded(record: TaskRecord) -> str:
     return json.dumps({name: getattr(record, name) for name in _FIELDS}, default=_plain)
 
 
-def _decoded(raw: bytes) -> TaskRecord:
+def _decoded(raw: bytes | str) -> TaskRecord:
     """The record stored as ``raw``; a value this store did not write raises."""
     fields = json.loads(raw)
     if not isinstance(fields, dict) or fields.get("status") not in _STATUSES:

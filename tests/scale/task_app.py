@@ -1,0 +1,40 @@
+"""The app the queue workers of tests/scale/test_task_queue.py run: it says who ran it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import anyio
+
+from mcpfusion import Context, Fusion
+
+app = Fusion("tasks", version="1.0.0")
+jobs = app.tool("jobs", description="Work run as tasks by queue workers.")
+
+
+@jobs.action("whoami", read_only=True)
+async def whoami(ctx: Context) -> str:
+    """The worker process and the caller it ran as."""
+    subject = ctx.identity.subject if ctx.identity else "anonymous"
+    return f"pid={os.getpid()} subject={subject}"
+
+
+@jobs.action("hold", read_only=True, timeout=300)
+async def hold(ctx: Context, marker: str, seconds: float = 120.0) -> str:
+    """Reports its pid, then waits; a second run returns at once; a cancel is written down.
+
+    ``marker`` is a file: ``started`` once a run began, ``cancelled`` once one was
+    cancelled, so the test sees the handler itself stop.
+    """
+    path = Path(marker)
+    if path.exists():
+        return f"pid={os.getpid()} ran again"
+    path.write_text("started")
+    await ctx.progress(0, None, f"pid={os.getpid()}")
+    try:
+        await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        path.write_text("cancelled")
+        raise
+    return f"pid={os.getpid()} held {seconds}s"
