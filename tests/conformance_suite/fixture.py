@@ -479,3 +479,88 @@ async def trigger_prompt_change() -> str:
     await test_dynamic_prompt.enable()
     await test_dynamic_prompt.disable()
     return "prompt list changed"
+
+
+# -- Tasks (SEP-2663) --------------------------------------------------------------------
+# The suite calls these by bare names (greet, slow_compute, ...); a flat tool lists each
+# action as `{tool}{separator}{action}`, so the names are split where they allow it.
+
+# `greet` has no separator to split at: tool "gr", separator "e", action "t" would be as
+# odd; "gr" + "e" + "et" spells it with the public API and nothing else.
+greeting = app.tool("gr", exposition="flat", separator="e")
+
+
+@greeting.action("et", read_only=True)
+def greet(name: str) -> str:
+    """A sync-only tool: never a task."""
+    return f"Hello, {name}!"
+
+
+slow = app.tool("slow", exposition="flat")
+
+
+@slow.action("compute", read_only=True, task="optional")
+async def slow_compute(ctx: Context, seconds: float = 0, label: str = "") -> str:
+    """Sleeps `seconds` (reporting progress), then answers; a task when the client can."""
+    await ctx.progress(0, seconds or None, f"computing {label}")
+    await anyio.sleep(seconds)
+    await ctx.progress(seconds, seconds or None, f"computed {label}")
+    return f"Computed {label or 'it'} in {seconds} s"
+
+
+failing = app.tool("failing", exposition="flat")
+
+
+@failing.action("job", read_only=True, task="always")
+async def failing_job() -> str:
+    """Always a task; fails as a tool (an isError result) after about a second."""
+    await anyio.sleep(1)
+    raise ToolError("JOB_FAILED", "This job always fails")
+
+
+protocol = app.tool("protocol", exposition="flat")
+
+
+# A protocol-level failure: the call needs the client's roots, which the suite's client
+# does not declare, so the task fails with -32021 instead of completing.
+@protocol.action("error_job", read_only=True, task="always", requires_client=["roots"])
+async def protocol_error_job(ctx: Context) -> str:
+    """Always a task; ends failed with a JSON-RPC error, never a result."""
+    return f"{len(await ctx.list_roots())} roots"
+
+
+class DeleteConfirmation(BaseModel):
+    """Whether to delete."""
+
+    confirm: bool
+
+
+confirm = app.tool("confirm", exposition="flat")
+
+
+@confirm.action("delete", destructive=True, task="optional")
+async def confirm_delete(ctx: Context, filename: str) -> str:
+    """Asks the user before deleting; as a task, the question waits in the task."""
+    answer = await ctx.elicit(f"Delete {filename}?", DeleteConfirmation)
+    deleted = answer.accepted and answer.data.confirm
+    return f"{'Deleted' if deleted else 'Kept'} {filename}"
+
+
+class Answer(BaseModel):
+    """A name, confirmed."""
+
+    name: str = ""
+    confirm: bool = False
+
+
+multi = app.tool("multi", exposition="flat")
+
+
+@multi.action("input", read_only=True, task="optional")
+async def multi_input(ctx: Context) -> str:
+    """Asks two questions at once; the task waits for both answers."""
+    first, second = await ctx.gather(
+        ctx.elicit("First name?", Answer), ctx.elicit("Second name?", Answer)
+    )
+    names = [a.data.name if a.accepted else "?" for a in (first, second)]
+    return f"Got {' and '.join(names)}"

@@ -20,7 +20,7 @@ from mcpfusion._identity import Identity
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._present.style import MODEL_DEFAULT, Audience, Style
 from mcpfusion._surface.surface import Outcome, Surface
-from mcpfusion._tools.action import Action
+from mcpfusion._tools.action import Action, TaskMode
 from mcpfusion._tools.caller_state import APP_CALLER_STORE, MemoryCallerStore
 from mcpfusion._tools.catalog import DEFINITIONS, Catalog, Definitions
 from mcpfusion._tools.client import ClientChannel
@@ -293,6 +293,14 @@ class Fusion(Listings, Surfaces):
         """
         self._frozen().list_tools()  # an incomplete tool stops the app here
         self._is_frozen = True
+
+    def task_mode(self, name: str, arguments: Mapping[str, Any] | None) -> TaskMode:
+        """Whether a ``tools/call`` runs as an MCP task: its action's ``task=`` option."""
+        return self._frozen().task_mode(name, arguments)
+
+    def tasked_tools(self) -> frozenset[str]:
+        """The listed tool names with an action that may run as an MCP task."""
+        return self._frozen().tasked
 
     def _frozen(self) -> Catalog:
         """The catalog, built (with the pipeline serving it) if a definition changed it."""

@@ -31,7 +31,7 @@ from mcpfusion._tools.client import (
 )
 from mcpfusion._tools.context import Progress
 
-__all__ = ["CALL_KEYS", "HotPath", "call_shape", "plain_sdk_path", "result_line"]
+__all__ = ["CALL_KEYS", "HotPath", "call_shape", "plain_sdk_path", "result_line", "tasked_names"]
 
 logger = logging.getLogger("mcpfusion")
 
@@ -71,6 +71,13 @@ async def _no_progress(done: float, total: float | None, message: str | None) ->
 _OURS: Final = (RequestStateBoundary, ConnectionTracker)
 """Middleware ``build_server`` adds that changes nothing the hot path answers: the
 connection tracker only notes the connection (for list-change notices; stdio has one)."""
+
+
+def tasked_names(app: ServableApp) -> frozenset[str]:
+    """The tool names whose calls may run as MCP tasks: the SDK's path answers them
+    (it decides per call, from the action and the client, whether a task is made)."""
+    tasked = getattr(app, "tasked_tools", None)
+    return tasked() if callable(tasked) else frozenset()
 
 
 def plain_sdk_path(server: Server[Any]) -> bool:
@@ -125,6 +132,8 @@ class HotPath:
         params = message.get("params", {})
         self._version = version  # the session's: the same for every message
         if method == "tools/call" and (shape := call_shape(params)) is not None:
+            if shape[0] in tasked_names(self._app):
+                return False
             return self._call(request_id, *shape)
         if method == "tools/list" and (params is None or params == {}) and not self._changes():
             self._out.write(self._lists.line(request_id, self._identity, version))

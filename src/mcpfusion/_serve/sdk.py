@@ -32,7 +32,9 @@ from mcpfusion._serve.sdk_surface import (
     listen_handler,
     surface_handlers,
 )
+from mcpfusion._serve.tasks import TaskService
 from mcpfusion._serve.tool_lists import ToolLists
+from mcpfusion._tasks.store import TaskStore
 from mcpfusion._tools.client import ClientLacks, InputNeeded
 from mcpfusion._tools.context import Progress
 
@@ -43,6 +45,7 @@ __all__ = [
     "hub_of",
     "lists_of",
     "principal",
+    "tasks_of",
     "to_call_tool_result",
 ]
 
@@ -77,6 +80,7 @@ def build_server(
     *,
     subscription_bus: SubscriptionBus | None = None,
     request_state_keys: Sequence[str] = (),
+    task_store: TaskStore | None = None,
 ) -> Server[Any]:
     """A low-level SDK ``Server`` answering ``tools/list`` and ``tools/call`` from ``app``.
 
@@ -97,6 +101,12 @@ def build_server(
     Everything the model should read, including an exception the app failed to contain,
     is an ``isError`` result; a cancelled call propagates so the SDK drops its response.
 
+    An app with actions declaring ``task=`` serves MCP tasks (SEP-2663, 2026-07-28): it
+    advertises the extension and serves ``tasks/get``, ``tasks/update`` and
+    ``tasks/cancel``; task state lives in ``task_store`` (this server's memory by
+    default) and calls run in this process while ``tasks_of(server).running()`` is open
+    (each transport holds it open while it serves).
+
     Handlers talk to the client through ``_sdk_client`` (logs, questions, sampling,
     roots); change notices go to ``subscription_bus`` (the SDK's in-memory bus by
     default; a shared one fans them out across server processes) on 2026-07-28, and to
@@ -106,6 +116,10 @@ def build_server(
     hub = ClientHub(subscription_bus or InMemorySubscriptionBus(), lambda ctx: caller(app, ctx))
     lists = ToolLists(app)
     schemas = {tool.name: tool.input_schema for tool in lists.everything}
+    tasked = getattr(app, "tasked_tools", None)
+    tasks = None
+    if callable(tasked) and tasked():
+        tasks = TaskService(app, lambda ctx: principal(app, ctx), store=task_store)
 
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -131,6 +145,8 @@ def build_server(
         # Always handed over: the SDK sends nothing unless the client sent a progress token,
         # and the in-process client's callback has no token to look for. A report that
         # cannot be delivered is the app's to contain (Fusion's Request.progress logs it).
+        if tasks is not None and tasks.wanted(ctx, params):
+            return await tasks.create(ctx, params, caller(app, ctx), principal(app, ctx))
         progress: Progress = ctx.session.report_progress
         client = SdkClient(ctx, params, hub)
         try:
@@ -165,10 +181,12 @@ def build_server(
     # models, while the runner takes any handler result, the wire dict it answers with too.
     server.add_request_handler("tools/call", types.CallToolRequestParams, on_call_tool)
     advertise_extensions(server, app)
+    if tasks is not None:
+        tasks.register(server)
     _talk_to_clients(server, app, hub, request_state_keys)
     if callable(announce):
         announce(changed)
-    _PARTS[server] = _Parts(hub, lists)
+    _PARTS[server] = _Parts(hub, lists, tasks)
     return server
 
 
@@ -217,9 +235,16 @@ class _Parts:
 
     hub: ClientHub
     lists: ToolLists
+    tasks: TaskService | None
 
 
 _PARTS: weakref.WeakKeyDictionary[Server[Any], _Parts] = weakref.WeakKeyDictionary()
+
+
+def tasks_of(server: Server[Any]) -> TaskService | None:
+    """The tasks of a server ``build_server`` made, when its app has task actions."""
+    parts = _PARTS.get(server)
+    return None if parts is None else parts.tasks
 
 
 def hub_of(server: Server[Any]) -> ClientHub | None:

@@ -8,7 +8,7 @@ import re
 import typing
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal, get_args
 
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -29,6 +29,11 @@ from mcpfusion._tools.threads import run_in_thread
 
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 """Names MCP allows for tools; action names follow the same rule."""
+
+TaskMode = Literal["always", "optional", "never"]
+"""Whether an action's calls run as MCP tasks (SEP-2663) for clients that negotiated them."""
+
+TASK_MODES: Final[tuple[TaskMode, ...]] = get_args(TaskMode)
 
 _PARAMS_CONFIG: Final = ConfigDict(extra="forbid", protected_namespaces=())
 
@@ -89,6 +94,7 @@ class Action:
         requires_client: Collection[Feature] = (),
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
+        task: TaskMode = "never",
     ) -> None:
         owner = f"{tool}/{name}"
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -118,6 +124,12 @@ class Action:
         if open_world is not None and not isinstance(open_world, bool):
             raise DefinitionError(f"{owner}: open_world must be True, False or None")
         self.open_world = open_world
+        if task not in TASK_MODES:
+            raise DefinitionError(
+                f"{owner}: task must be 'always', 'optional' or 'never'; got {task!r}"
+            )
+        self.task: TaskMode = task
+        """Whether its calls run as MCP tasks for clients that negotiated the extension."""
         """Whether it reaches beyond the server (the web, other services): ``openWorldHint``;
         ``None`` leaves the hint unsent."""
         self.tool = tool

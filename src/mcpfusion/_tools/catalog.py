@@ -9,10 +9,10 @@ from types import MappingProxyType
 from typing import Any, Final, Literal, get_args
 
 from mcpfusion._errors import DefinitionError
-from mcpfusion._tools.action import Action
+from mcpfusion._tools.action import Action, TaskMode
 from mcpfusion._tools.description import Groups, describe_flat, describe_grouped, describe_toon
 from mcpfusion._tools.lean import lean_annotations, lean_schema
-from mcpfusion._tools.schema import flat_input_schema, grouped_input_schema
+from mcpfusion._tools.schema import DISCRIMINATOR, flat_input_schema, grouped_input_schema
 from mcpfusion._tools.structured import merged_output_schema
 from mcpfusion._tools.targets import Targets, static_problems
 from mcpfusion._tools.tool import Tool
@@ -68,6 +68,7 @@ class Catalog:
         scopes: every scope some action requires: the only scopes of a caller that change
             what it sees.
         lean: whether definitions are written lean (``_lean``), callers' views too.
+        tasked: the listed names with an action whose calls may run as MCP tasks.
     """
 
     definitions: tuple[Definition, ...]
@@ -76,6 +77,7 @@ class Catalog:
     targets: Targets
     scopes: frozenset[str] = frozenset()
     lean: bool = False
+    tasked: frozenset[str] = frozenset()
     _views: dict[frozenset[str], tuple[Definition, ...]] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -103,9 +105,33 @@ class Catalog:
         scopes = frozenset(
             scope for r in routes.values() for a in r.actions.values() for scope in a.requires
         )
-        return cls(
-            tuple(definitions), routes, tuple(dict.fromkeys(problems)), targets, scopes, lean
+        tasked = frozenset(
+            name for name, r in routes.items() if any(a.task != "never" for a in r.actions.values())
         )
+        return cls(
+            tuple(definitions),
+            routes,
+            tuple(dict.fromkeys(problems)),
+            targets,
+            scopes,
+            lean,
+            tasked,
+        )
+
+    def task_mode(self, name: str, arguments: Mapping[str, Any] | None) -> TaskMode:
+        """The ``task=`` option of the action a ``tools/call`` reaches.
+
+        ``"never"`` when the name or the ``action`` argument reaches no action: the call
+        then answers its error in its own request, as any other call.
+        """
+        route = self.routes.get(name)
+        if route is None or name not in self.tasked:
+            return "never"
+        action = route.action
+        if action is None:
+            picked = (arguments or {}).get(DISCRIMINATOR)
+            action = route.actions.get(picked) if isinstance(picked, str) else None
+        return "never" if action is None else action.task
 
     def list_tools(self, scopes: frozenset[str] | None = None) -> list[dict[str, Any]]:
         """The MCP ``Tool`` objects of ``tools/list``, as JSON-compatible dicts (a copy).

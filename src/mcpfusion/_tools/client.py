@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, get_args
 
+import anyio
 from pydantic import BaseModel, ValidationError
 
 from mcpfusion._errors import DefinitionError
@@ -331,12 +332,16 @@ async def list_roots(request: Caller, key: str | None = None) -> list[Root]:
     return await client.list_roots(key=key)
 
 
-async def gather(*questions: Awaitable[Any]) -> tuple[Any, ...]:
+async def gather(request: Caller, *questions: Awaitable[Any]) -> tuple[Any, ...]:
     """Asks several questions at once (see ``Context.gather``): their answers, in order.
 
     Where questions end the call until the client answers (MCP 2026-07-28), the ones not
-    answered yet are asked together, in one round.
+    answered yet are asked together, in one round. Where they wait for their answers in
+    place (a task's channel says ``asks_at_once``), they are asked concurrently, so the
+    client sees them all pending together.
     """
+    if getattr(request.client, "asks_at_once", False):
+        return await _concurrently(questions)
     answers: list[Any] = []
     needed: dict[str, Any] = {}
     state = ""
@@ -348,6 +353,25 @@ async def gather(*questions: Awaitable[Any]) -> tuple[Any, ...]:
             state = need.state  # each carries every question asked so far
     if needed:
         raise InputNeeded(needed, state)
+    return tuple(answers)
+
+
+async def _concurrently(questions: Sequence[Awaitable[Any]]) -> tuple[Any, ...]:
+    """Awaits ``questions`` together; their answers in order, or the first one's error."""
+    answers: list[Any] = [None] * len(questions)
+    errors: list[BaseException] = []
+
+    async def ask(index: int, question: Awaitable[Any]) -> None:
+        try:
+            answers[index] = await question
+        except Exception as exc:  # raised as itself below, not in an exception group
+            errors.append(exc)
+
+    async with anyio.create_task_group() as group:
+        for index, question in enumerate(questions):
+            group.start_soon(ask, index, question)
+    if errors:
+        raise errors[0]
     return tuple(answers)
 
 

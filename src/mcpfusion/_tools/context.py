@@ -323,7 +323,7 @@ class Context:
         On MCP 2026-07-28 the unanswered ones go to the client in one round (rather than
         one round each); on 2025-11-25 they are asked one after the other.
         """
-        return await _client.gather(*questions)
+        return await _client.gather(self.request, *questions)
 
     async def list_roots(self, *, key: str | None = None) -> list[Root]:
         """The client's roots (the directories it lets the server see; ``key`` as for

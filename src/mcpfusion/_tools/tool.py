@@ -12,7 +12,7 @@ from typing import Any, Final, Literal, Protocol, Self, TypeVar, overload
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.style import Style
-from mcpfusion._tools.action import NAME_PATTERN, Action
+from mcpfusion._tools.action import NAME_PATTERN, Action, TaskMode
 from mcpfusion._tools.client import Confirm, Feature
 from mcpfusion._tools.icon import Icon, icons_of, optional_text
 from mcpfusion._tools.listing import Listing
@@ -232,6 +232,7 @@ class Tool:
         requires_client: Collection[Feature] = (),
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
+        task: TaskMode = "never",
     ) -> Callable[[F], F]: ...
 
     def action(
@@ -256,6 +257,7 @@ class Tool:
         requires_client: Collection[Feature] = (),
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
+        task: TaskMode = "never",
     ) -> Any:
         """Declares an action; use as ``@tool.action`` or ``@tool.action("name", ...)``.
 
@@ -295,6 +297,11 @@ class Tool:
             open_world: it reaches beyond the server (the web, a third party's API):
                 sent as ``openWorldHint``, which a tool has when any of its actions does;
                 ``None`` (the default) sends no hint.
+            task: whether a call runs as an MCP task (SEP-2663, docs/tasks.md) when the
+                client negotiated the tasks extension: ``"never"`` (the default: the call
+                answers in its own request), ``"optional"`` (a task for such a client,
+                in-request for the others) or ``"always"`` (a task; a client without the
+                extension is refused with ``-32021``).
 
         Returns:
             The decorator; it registers the function and returns it unchanged.
@@ -328,6 +335,7 @@ class Tool:
                 requires_client=requires_client,
                 input_schema=input_schema,
                 open_world=open_world,
+                task=task,
             )
             self.add(action)
             return handler

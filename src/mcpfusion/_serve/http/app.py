@@ -37,7 +37,7 @@ from mcpfusion._serve.options import (
     HttpOptions,
     http_options,
 )
-from mcpfusion._serve.sdk import ServableApp, build_server, hub_of
+from mcpfusion._serve.sdk import ServableApp, build_server, hub_of, tasks_of
 from mcpfusion._serve.sdk_private import transports
 from mcpfusion._tools.caller_state import SERVING_CALLER_STORE, CallerStore
 
@@ -129,6 +129,7 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         session_idle_timeout=options.session_idle_timeout,
     )
 
+    tasks = tasks_of(server)
     signin_store = options.signin.store if options.signin is not None else None
     shared = (
         options.subscription_bus,
@@ -148,6 +149,8 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
                 if hasattr(part, "__aenter__") and hasattr(part, "__aexit__"):
                     await stack.enter_async_context(part)
             await stack.enter_async_context(app.running())
+            if tasks is not None:  # tasks outlive their requests: they run in the lifespan
+                await stack.enter_async_context(tasks.running())
             await stack.enter_async_context(manager.run())
             yield
 

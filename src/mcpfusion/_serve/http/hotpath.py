@@ -25,7 +25,13 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from mcpfusion._serve.hotpath import CALL_KEYS, call_shape, plain_sdk_path, result_line
+from mcpfusion._serve.hotpath import (
+    CALL_KEYS,
+    call_shape,
+    plain_sdk_path,
+    result_line,
+    tasked_names,
+)
 from mcpfusion._serve.http.bearer import identity_of
 from mcpfusion._serve.http.call import (
     SESSION_HEADER,
@@ -180,7 +186,7 @@ class HotEndpoint:
         shape: tuple[Any, ...] | None = None
         if message["method"] == "tools/call":
             shape = call_shape(params)
-            if shape is None:
+            if shape is None or shape[0] in tasked_names(self._app):
                 return False
         elif not (params is None or params == {}) or self._app.toggled:
             return False  # a cursor, or a tool list changed at run time: the SDK lists

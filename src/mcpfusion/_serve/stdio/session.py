@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 from typing import Any, Final
@@ -34,7 +35,7 @@ from mcpfusion._serve.jsonrpc import (
     usable_id,
     validated,
 )
-from mcpfusion._serve.sdk import ServableApp, build_server, hub_of, lists_of
+from mcpfusion._serve.sdk import ServableApp, build_server, hub_of, lists_of, tasks_of
 from mcpfusion._serve.stdio.lines import (
     DEFAULT_MAX_LINE,
     LineReader,
@@ -427,14 +428,18 @@ async def serve(
     On Windows, whose pipes the event loop cannot serve this way, it is the SDK's own
     transport, as before (and none of the above beyond the framing).
     """
-    if sys.platform == "win32":
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-        return
-    with claimed_stdio() as (in_fd, out_fd):
-        async with open_lines(in_fd, out_fd, max_line=max_line) as (lines, out):
-            settle()
-            await _Session(server, lines, out, app).run()
+    tasks = tasks_of(server)
+    # Tasks outlive their requests: their calls run as long as the session serves.
+    async with tasks.running() if tasks is not None else contextlib.nullcontext():
+        if sys.platform == "win32":
+            async with stdio_server() as (read_stream, write_stream):
+                options = server.create_initialization_options()
+                await server.run(read_stream, write_stream, options)
+            return
+        with claimed_stdio() as (in_fd, out_fd):
+            async with open_lines(in_fd, out_fd, max_line=max_line) as (lines, out):
+                settle()
+                await _Session(server, lines, out, app).run()
 
 
 async def serve_stdio(app: ServableApp) -> None:
