@@ -115,6 +115,7 @@ def http_options(args: argparse.Namespace) -> HttpOptions:
         workers=args.workers,
         shutdown_timeout=args.shutdown_timeout,
         request_state_keys=_state_keys(args),
+        task_queue=args.task_queue,
         **_redis(args),
     )
 
@@ -208,8 +209,12 @@ def _claim(name: str, claims: Mapping[str, Any]) -> str | None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if not args.http and (args.workers != 1 or args.redis_url or args.request_state_keys):
-        raise UsageError("--workers, --redis-url and --request-state-key apply to --http only")
+    if not args.http and (
+        args.workers != 1 or args.redis_url or args.request_state_keys or args.task_queue
+    ):
+        raise UsageError(
+            "--workers, --redis-url, --request-state-key and --task-queue apply to --http only"
+        )
     app = load_app(args.target)
     if not args.http:
         app.run()
@@ -340,8 +345,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--redis-url",
         metavar="URL",
-        help="share events, rate limits, caller state and (stateful) resumable streams "
-        "through Redis (the redis extra)",
+        help="share events, rate limits, caller state, MCP tasks and (stateful) resumable "
+        "streams through Redis (the redis extra)",
+    )
+    run.add_argument(
+        "--task-queue",
+        action="store_true",
+        help="run tasks' calls on 'mcpfusion worker' processes through a queue in the "
+        "--redis-url Redis, not in the web workers (the queue extra)",
     )
     run.add_argument(
         "--request-state-key",

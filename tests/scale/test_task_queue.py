@@ -17,7 +17,7 @@ import anyio
 import pytest
 
 from mcpfusion import Identity
-from mcpfusion._serve.task_queue import QueueExecutor
+from mcpfusion._serve.task_queue import QueueTaskRunner
 from mcpfusion._tasks.store import TaskRecord, TaskStatus, new_task_id
 from mcpfusion.redis import RedisTaskStore
 from tests.scale.services import REPO, Redis, stop_process
@@ -120,7 +120,7 @@ async def test_tasks_run_on_the_queue_workers_as_their_caller(redis: Redis, tmp_
         with anyio.fail_after(60):
             async with (
                 RedisTaskStore(redis.url) as web,
-                QueueExecutor(redis.url, queue=queue) as executor,
+                QueueTaskRunner(redis.url, queue=queue) as executor,
             ):
                 for record in made:
                     await web.create(record)
@@ -144,7 +144,7 @@ async def test_a_cancel_from_another_process_stops_the_running_handler(
         with anyio.fail_after(60):
             async with (
                 RedisTaskStore(redis.url) as web,
-                QueueExecutor(redis.url, queue=queue) as executor,
+                QueueTaskRunner(redis.url, queue=queue) as executor,
             ):
                 await web.create(record)
                 await executor.submit(record, None)
@@ -171,7 +171,7 @@ async def test_a_task_whose_worker_is_killed_ends_as_documented(
         with anyio.fail_after(90):
             async with (
                 RedisTaskStore(redis.url) as web,
-                QueueExecutor(redis.url, queue=queue) as executor,
+                QueueTaskRunner(redis.url, queue=queue) as executor,
             ):
                 await web.create(record)
                 await executor.submit(record, None)
@@ -203,7 +203,7 @@ async def test_a_worker_stopped_with_sigterm_hands_its_task_back(
         with anyio.fail_after(60):
             async with (
                 RedisTaskStore(redis.url) as web,
-                QueueExecutor(redis.url, queue=queue) as executor,
+                QueueTaskRunner(redis.url, queue=queue) as executor,
             ):
                 await web.create(record)
                 await executor.submit(record, None)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Final, Self
 
 import anyio
+from mcp import types
 from saq import Queue, Worker
 from saq.job import Job
 from saq.types import PartialTimersDict
@@ -14,8 +15,9 @@ from saq.types import PartialTimersDict
 from mcpfusion._app.app import Fusion
 from mcpfusion._identity import Identity
 from mcpfusion._serve.redis import _Pickled
-from mcpfusion._serve.results import call_result
 from mcpfusion._serve.task_redis import RedisTaskStore
+from mcpfusion._serve.tasks import TaskChannel, TaskService
+from mcpfusion._tasks.runner import TaskCall
 from mcpfusion._tasks.store import TaskRecord
 
 logger = logging.getLogger("mcpfusion")
@@ -44,14 +46,16 @@ def identity_fields(identity: Identity | None) -> dict[str, Any] | None:
     }
 
 
-class QueueExecutor(_Pickled):
-    """Hands tasks' calls to ``mcpfusion worker`` processes through a SAQ queue on Redis.
+class QueueTaskRunner(_Pickled):
+    """A ``TaskRunner`` handing tasks' calls to ``mcpfusion worker`` processes through a
+    SAQ queue on Redis (``HttpOptions(task_queue=True)``).
 
-    A web worker stores the task (``RedisTaskStore``) and submits it here; a queue worker
+    The web worker stores the task (``RedisTaskStore``) and starts it here; a queue worker
     takes it, runs the call through the app's pipeline as the caller, and stores the
     outcome, which any web worker then reads. The job is the task's id and the caller's
     identity, as JSON (SAQ's format: whoever writes to Redis runs no code on a worker); one
-    job per task id, run by one worker at a time.
+    job per task id, run by one worker at a time. Cancels and answers reach the worker
+    through the store, so ``cancel`` and ``answered`` have nothing to do here.
 
     Args:
         url: the Redis URL, the task store's.
@@ -63,6 +67,12 @@ class QueueExecutor(_Pickled):
         self.url = url
         self.queue = queue
         self._queue: Queue | None = None
+
+    async def start(
+        self, record: TaskRecord, call: TaskCall, identity: Identity | None = None
+    ) -> None:
+        """Queues the task's call (``call`` runs in this process only: it stays unused)."""
+        await self.submit(record, identity)
 
     async def submit(self, record: TaskRecord, identity: Identity | None) -> None:
         """Queues the call of ``record`` to run as ``identity``; once per task id."""
@@ -80,6 +90,16 @@ class QueueExecutor(_Pickled):
             task_id=record.task_id,
             identity=identity_fields(identity),
         )
+
+    async def cancel(self, task_id: str) -> None:
+        """Nothing: the worker running the task hears of the cancel from the store."""
+
+    async def answered(self, task_id: str) -> None:
+        """Nothing: the worker reads the answers from the store."""
+
+    async def wait(self, task_id: str, timeout: float) -> None:
+        """Waits ``timeout`` seconds (the calls waiting for answers run on the workers)."""
+        await anyio.sleep(timeout)
 
     async def __aenter__(self) -> Self:
         return self
@@ -216,14 +236,14 @@ class TaskWorker:
 
     async def _run(self, record: TaskRecord, identity: Identity | None) -> None:
         task_id = record.task_id
-        params = record.params
-        arguments = params.get("arguments")
-        meta = params.get("_meta")
-
-        async def progress(done: float, total: float | None, message: str | None) -> None:
-            report = {"progress": done} if total is None else {"progress": done, "total": total}
-            await self.store.update(task_id, status_message=message, progress=report)
-
+        params = types.CallToolRequestParams(
+            name=str(record.params.get("name", "")), arguments=record.params.get("arguments")
+        )
+        # The web workers' own call path (TaskService): progress and logs become the
+        # task's status, questions wait in it for tasks/update, the outcome is stored.
+        # The client's capabilities stay with the web worker: none are known here.
+        service = TaskService(self.app, lambda ctx: None, store=self.store)
+        channel = TaskChannel(service, task_id, None)
         with anyio.CancelScope() as scope:
             unwatch = self.store.watch_cancel(task_id, scope.cancel)
             try:
@@ -231,22 +251,12 @@ class TaskWorker:
                 if now is None or now.terminal:
                     return  # cancelled between the first read and the watch
                 with anyio.fail_after(self.task_timeout):
-                    response = await self.app.call_tool(
-                        str(params.get("name", "")),
-                        arguments if isinstance(arguments, Mapping) else None,
-                        progress=progress,
-                        meta=meta if isinstance(meta, Mapping) else None,
-                        identity=identity,
-                    )
+                    await service._run(task_id, params, None, identity, channel)
             except TimeoutError:
                 message = f"the task ran past the worker's {self.task_timeout:g} s limit"
                 await self._fail(task_id, message, "TIMEOUT")
-                return
             finally:
                 unwatch()
-        if scope.cancelled_caught:
-            return  # the record is cancelled already; the handler has stopped
-        await self.store.update(task_id, status="completed", result=call_result(response))
 
     async def _fail(self, task_id: str, message: str, code: str) -> None:
         logger.warning("task %s failed: %s", task_id, message)

@@ -87,6 +87,7 @@ class RedisTaskStore(_Pickled):
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._arguments = {"url": url, "prefix": prefix, "clock": clock}
+        self.url = url
         self.prefix = prefix
         self.channel = f"{prefix}:tasks:cancel"
         self._clock = clock

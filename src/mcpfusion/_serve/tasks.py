@@ -171,7 +171,7 @@ class TaskService:
         async def call() -> None:
             await self._run(record.task_id, params, meta, identity, channel)
 
-        await self.runner.start(record, call)
+        await self.runner.start(record, call, identity)
         return created(record)
 
     async def _run(
