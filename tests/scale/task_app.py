@@ -1,4 +1,4 @@
-"""The app the queue workers of tests/scale/test_task_queue.py run: it says who ran it."""
+"""The app of the tasks-across-workers tests: its actions say which process ran them."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ app = Fusion("tasks", version="1.0.0")
 jobs = app.tool("jobs", description="Work run as tasks by queue workers.")
 
 
-@jobs.action("whoami", read_only=True)
+@jobs.action("whoami", read_only=True, task="always")
 async def whoami(ctx: Context) -> str:
     """The worker process and the caller it ran as."""
     subject = ctx.identity.subject if ctx.identity else "anonymous"
     return f"pid={os.getpid()} subject={subject}"
 
 
-@jobs.action("hold", read_only=True, timeout=300)
+@jobs.action("hold", read_only=True, timeout=300, task="always")
 async def hold(ctx: Context, marker: str, seconds: float = 120.0) -> str:
     """Reports its pid, then waits; a second run returns at once; a cancel is written down.
 

@@ -6,11 +6,8 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
 
 import anyio
@@ -20,55 +17,9 @@ from mcpfusion import Identity
 from mcpfusion._serve.task_queue import QueueTaskRunner
 from mcpfusion._tasks.store import TaskRecord, TaskStatus, new_task_id
 from mcpfusion.redis import RedisTaskStore
-from tests.scale.services import REPO, Redis, stop_process
+from tests.scale.services import Redis, queue_workers, stop_process
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.slow]
-
-APP = str(Path(__file__).with_name("task_app.py"))
-HEARTBEAT = 2
-"""The workers' heartbeat: a killed worker's task is taken back within about 4 s."""
-
-
-@contextmanager
-def workers(
-    redis: Redis, queue: str, folder: Path, count: int, *extra: str
-) -> Iterator[list[subprocess.Popen[bytes]]]:
-    """``count`` queue workers on ``queue``, each the leader of its process group."""
-    folder.mkdir(parents=True, exist_ok=True)
-    started: list[subprocess.Popen[bytes]] = []
-    try:
-        for index in range(count):
-            with open(folder / f"worker{index}.log", "ab") as log:
-                command = [
-                    sys.executable,
-                    "-m",
-                    "mcpfusion.cli",
-                    "worker",
-                    f"{APP}:app",
-                    "--redis-url",
-                    redis.url,
-                    "--queue",
-                    queue,
-                    "--concurrency",
-                    "2",
-                    "--heartbeat",
-                    str(HEARTBEAT),
-                    *extra,
-                ]
-                started.append(
-                    subprocess.Popen(
-                        command,
-                        cwd=REPO,
-                        stdin=subprocess.DEVNULL,
-                        stdout=log,
-                        stderr=log,
-                        start_new_session=True,
-                    )
-                )
-        yield started
-    finally:
-        for process in started:
-            stop_process(process)
 
 
 def task(name: str, **arguments: object) -> TaskRecord:
@@ -116,7 +67,7 @@ async def test_tasks_run_on_the_queue_workers_as_their_caller(redis: Redis, tmp_
     them, and their results are read back through a separate store."""
     queue = f"q-{time.time_ns()}"
     made = [task("jobs", action="whoami") for _ in range(6)]
-    with workers(redis, queue, tmp_path, 2) as started:
+    with queue_workers(redis, queue, tmp_path, 2) as started:
         with anyio.fail_after(60):
             async with (
                 RedisTaskStore(redis.url) as web,
@@ -140,7 +91,7 @@ async def test_a_cancel_from_another_process_stops_the_running_handler(
     queue = f"q-{time.time_ns()}"
     marker = tmp_path / "marker"
     record = task("jobs", action="hold", marker=str(marker))
-    with workers(redis, queue, tmp_path, 1, "--retries", "1"):
+    with queue_workers(redis, queue, tmp_path, 1, "--retries", "1"):
         with anyio.fail_after(60):
             async with (
                 RedisTaskStore(redis.url) as web,
@@ -167,7 +118,7 @@ async def test_a_task_whose_worker_is_killed_ends_as_documented(
     queue = f"q-{time.time_ns()}"
     marker = tmp_path / "marker"
     record = task("jobs", action="hold", marker=str(marker))
-    with workers(redis, queue, tmp_path, 2, "--retries", retries) as started:
+    with queue_workers(redis, queue, tmp_path, 2, "--retries", retries) as started:
         with anyio.fail_after(90):
             async with (
                 RedisTaskStore(redis.url) as web,
@@ -199,7 +150,7 @@ async def test_a_worker_stopped_with_sigterm_hands_its_task_back(
     queue = f"q-{time.time_ns()}"
     marker = tmp_path / "marker"
     record = task("jobs", action="hold", marker=str(marker))
-    with workers(redis, queue, tmp_path, 2) as started:
+    with queue_workers(redis, queue, tmp_path, 2) as started:
         with anyio.fail_after(60):
             async with (
                 RedisTaskStore(redis.url) as web,
