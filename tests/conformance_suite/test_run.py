@@ -101,7 +101,20 @@ def test_the_fixture_lists_the_tools_the_suite_calls() -> None:
             "test_multiple_content_types",
         }
         | TALKING
+        | TASKS
     )
+
+
+TASKS = {
+    "greet",
+    "slow_compute",
+    "failing_job",
+    "protocol_error_job",
+    "confirm_delete",
+    "multi_input",
+    "test_tool_with_task",
+}
+"""The tools the tasks extension's scenarios (SEP-2663) call."""
 
 
 TALKING = (

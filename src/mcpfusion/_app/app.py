@@ -20,7 +20,7 @@ from mcpfusion._identity import Identity
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._present.style import MODEL_DEFAULT, Audience, Style
 from mcpfusion._surface.surface import Outcome, Surface
-from mcpfusion._tools.action import Action, TaskMode
+from mcpfusion._tools.action import Action, TaskBegins, TaskMode
 from mcpfusion._tools.caller_state import APP_CALLER_STORE, MemoryCallerStore
 from mcpfusion._tools.catalog import DEFINITIONS, Catalog, Definitions
 from mcpfusion._tools.client import ClientChannel
@@ -294,9 +294,13 @@ class Fusion(Listings, Surfaces):
         self._frozen().list_tools()  # an incomplete tool stops the app here
         self._is_frozen = True
 
-    def task_mode(self, name: str, arguments: Mapping[str, Any] | None) -> TaskMode:
-        """Whether a ``tools/call`` runs as an MCP task: its action's ``task=`` option."""
-        return self._frozen().task_mode(name, arguments)
+    def task_mode(
+        self, name: str, arguments: Mapping[str, Any] | None
+    ) -> tuple[TaskMode, TaskBegins]:
+        """Whether a ``tools/call`` runs as an MCP task, and when it becomes one: its
+        action's ``task=`` and ``task_begins=`` (``("never", "call")`` for any other)."""
+        action = self._frozen().tasked_action(name, arguments)
+        return ("never", "call") if action is None else (action.task, action.task_begins)
 
     def tasked_tools(self) -> frozenset[str]:
         """The listed tool names with an action that may run as an MCP task."""

@@ -149,10 +149,14 @@ def build_server(
         # Always handed over: the SDK sends nothing unless the client sent a progress token,
         # and the in-process client's callback has no token to look for. A report that
         # cannot be delivered is the app's to contain (Fusion's Request.progress logs it).
-        if tasks is not None and tasks.wanted(ctx, params):
+        begins = None if tasks is None else tasks.wanted(ctx, params)
+        if tasks is not None and begins == "call":
             return await tasks.create(ctx, params, caller(app, ctx), principal(app, ctx))
         progress: Progress = ctx.session.report_progress
         client = SdkClient(ctx, params, hub)
+        if tasks is not None and begins == "handler":
+            identity = caller(app, ctx)
+            return await tasks.begin_in_handler(ctx, params, identity, principal(app, ctx), client)
         try:
             response = await respond(
                 app, params.name, params.arguments, ctx.meta, progress, caller(app, ctx), client

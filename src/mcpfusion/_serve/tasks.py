@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, Final
+from typing import Any, Final, cast
 
+import anyio
 from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
@@ -18,14 +19,17 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from mcpfusion._errors import ToolError
 from mcpfusion._identity import Identity
+from mcpfusion._present.response import ToolResponse
 from mcpfusion._serve.channel import Channel, Notices, R
 from mcpfusion._serve.protocol import ServableApp
 from mcpfusion._serve.results import call_result, respond
-from mcpfusion._serve.sdk_client import declares, missing_capability
+from mcpfusion._serve.sdk_client import SdkClient, declares, input_required, missing_capability
 from mcpfusion._tasks.runner import InProcessTaskRunner, TaskRunner
 from mcpfusion._tasks.store import MemoryTaskStore, TaskRecord, TaskStore, new_task_id
 from mcpfusion._tasks.wire import EXTENSION, created, detailed
-from mcpfusion._tools.client import ClientLacks, Feature, LogLevel
+from mcpfusion._tools.action import TaskBegins
+from mcpfusion._tools.client import ClientLacks, Feature, InputNeeded, LogLevel
+from mcpfusion._tools.context import Progress
 
 __all__ = ["TaskService"]
 
@@ -124,22 +128,41 @@ class TaskService:
 
     # -- tools/call -----------------------------------------------------------------------
 
-    def wanted(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> bool:
-        """Whether this call runs as a task; refuses an ``always`` one the client cannot take.
+    def wanted(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> TaskBegins | None:
+        """Whether this call runs as a task, and when it becomes one (``None``: a plain
+        call); refuses an ``always`` one the client cannot take.
 
         Raises:
             MCPError: ``-32021`` for a ``task="always"`` action and a client without the
                 extension.
         """
         mode_of = getattr(self.app, "task_mode", None)
-        mode = "never" if mode_of is None else mode_of(params.name, params.arguments)
+        mode, begins = (
+            ("never", "call") if mode_of is None else mode_of(params.name, params.arguments)
+        )
         if mode == "never":
-            return False
+            return None
         if negotiated(ctx, _raw_meta(params)):
-            return True
+            return cast(TaskBegins, begins)
         if mode == "always":
             raise _refused()
-        return False
+        return None
+
+    def _record(self, params: types.CallToolRequestParams, owner: str | None) -> TaskRecord:
+        """A new working task for the call ``params``."""
+        now = time.time()
+        return TaskRecord(
+            task_id=new_task_id(),
+            owner=owner,
+            params={"name": params.name, "arguments": dict(params.arguments or {})},
+            status="working",
+            created_at=now,
+            updated_at=now,
+            ttl_ms=self.ttl_ms,
+            poll_interval_ms=self.poll_interval_ms,
+        )
 
     async def create(
         self,
@@ -153,36 +176,103 @@ class TaskService:
         The task is in the store before the answer leaves, so an immediate ``tasks/get``
         finds it.
         """
-        now = time.time()
-        record = TaskRecord(
-            task_id=new_task_id(),
-            owner=owner,
-            params={"name": params.name, "arguments": dict(params.arguments or {})},
-            status="working",
-            created_at=now,
-            updated_at=now,
-            ttl_ms=self.ttl_ms,
-            poll_interval_ms=self.poll_interval_ms,
-        )
+        record = self._record(params, owner)
         await self.store.create(record)
         channel = TaskChannel(self, record.task_id, ctx.session.client_capabilities)
+        progress = self._progress(record.task_id)
         meta = ctx.meta
 
         async def call() -> None:
-            await self._run(record.task_id, params, meta, identity, channel)
+            try:
+                response = await respond(
+                    self.app, params.name, params.arguments, meta, progress, identity, channel
+                )
+            except ClientLacks as lack:
+                await self._failed(record.task_id, missing_capability(lack))
+            except Exception:
+                logger.exception("task %s failed outside the app", record.task_id)
+                await self._failed(record.task_id, None)
+            else:
+                await self._completed(record.task_id, response)
 
         await self.runner.start(record, call, identity)
         return created(record)
 
-    async def _run(
+    async def begin_in_handler(
         self,
-        task_id: str,
+        ctx: ServerRequestContext[Any],
         params: types.CallToolRequestParams,
-        meta: Any,
         identity: Identity | None,
-        channel: TaskChannel,
-    ) -> None:
-        """Runs the call through the app's pipeline and records how it ended."""
+        owner: str | None,
+        client: SdkClient,
+    ) -> dict[str, Any] | types.InputRequiredResult:
+        """Runs a ``task_begins="handler"`` call in its request until its handler calls
+        ``ctx.continue_as_task()``: then the task is made and answered, and the handler
+        goes on as it. Its questions before that are the call's own rounds.
+
+        The handler runs in the runner's group from the start (it must outlive the request
+        once it is a task), so this runs only with a runner in this process.
+        """
+        record = self._record(params, owner)
+        settled = anyio.Event()
+        answers: list[dict[str, Any] | types.InputRequiredResult | MCPError] = []
+
+        def settle(answer: dict[str, Any] | types.InputRequiredResult | MCPError) -> None:
+            if not settled.is_set():
+                answers.append(answer)
+                settled.set()
+
+        async def begin() -> TaskChannel:
+            await self.store.create(record)
+            settle(created(record))
+            return TaskChannel(self, record.task_id, ctx.session.client_capabilities)
+
+        channel = BeginningChannel(client, begin)
+        to_task = self._progress(record.task_id)
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            if channel.begun:
+                await to_task(done, total, message)
+            else:
+                await ctx.session.report_progress(done, total, message)
+
+        meta = ctx.meta
+
+        async def call() -> None:
+            try:
+                response = await respond(
+                    self.app, params.name, params.arguments, meta, progress, identity, channel
+                )
+            except InputNeeded as need:  # before the task: a round of the call itself
+                settle(input_required(need))
+            except ClientLacks as lack:
+                refusal = missing_capability(lack)
+                if channel.begun:
+                    await self._failed(record.task_id, refusal)
+                settle(refusal)
+            except Exception:
+                logger.exception("task %s failed outside the app", record.task_id)
+                if channel.begun:
+                    await self._failed(record.task_id, None)
+                settle(MCPError(code=INTERNAL_ERROR, message="Internal error"))
+            else:
+                if channel.begun:
+                    await self._completed(record.task_id, response)
+                settle(call_result(response))
+
+        await self.runner.start(record, call)
+        try:
+            await settled.wait()
+        except BaseException:  # the request went away before the call became a task
+            await self.runner.cancel(record.task_id)
+            raise
+        answer = answers[0]
+        if isinstance(answer, MCPError):
+            raise answer
+        return answer
+
+    def _progress(self, task_id: str) -> Progress:
+        """Progress reports of a task's call, kept as its last progress and statusMessage."""
         store = self.store
 
         async def progress(done: float, total: float | None, message: str | None) -> None:
@@ -192,25 +282,22 @@ class TaskService:
             text = None if message is None else message[:STATUS_MESSAGE_LIMIT]
             await store.update(task_id, progress=report, status_message=text)
 
-        try:
-            response = await respond(
-                self.app, params.name, params.arguments, meta, progress, identity, channel
-            )
-        except ClientLacks as lack:  # a protocol-level refusal: the task failed
-            refusal = missing_capability(lack)
+        return progress
+
+    async def _completed(self, task_id: str, response: ToolResponse) -> None:
+        """Records the call's result: the task completed (a tool error too: isError)."""
+        result = call_result(response)
+        result.pop("resultType", None)  # the inlined result is the tool's, not a response
+        await self.store.update(task_id, status="completed", result=result)
+
+    async def _failed(self, task_id: str, refusal: MCPError | None) -> None:
+        """Records a protocol-level failure (an internal error without ``refusal``)."""
+        error: dict[str, Any] = {"code": INTERNAL_ERROR, "message": "Internal error"}
+        if refusal is not None:
             error = {"code": refusal.error.code, "message": refusal.error.message}
             if refusal.error.data is not None:
                 error["data"] = refusal.error.data
-            await store.update(task_id, status="failed", error=error)
-            return
-        except Exception:
-            logger.exception("task %s failed outside the app", task_id)
-            error = {"code": INTERNAL_ERROR, "message": "Internal error"}
-            await store.update(task_id, status="failed", error=error)
-            return
-        result = call_result(response)
-        result.pop("resultType", None)  # the inlined result is the tool's, not a response
-        await store.update(task_id, status="completed", result=result)
+        await self.store.update(task_id, status="failed", error=error)
 
     # -- tasks/* --------------------------------------------------------------------------
 
@@ -324,3 +411,45 @@ class TaskChannel(Channel):
                         f"The client's answer to {key!r} does not fit the question.",
                     ) from None
             await runner.wait(self._task_id, wait)
+
+
+class BeginningChannel(Channel):
+    """The client of a ``task_begins="handler"`` call: the request's own channel (its
+    questions are the call's rounds) until ``continue_as_task``, the task's after."""
+
+    def __init__(self, first: SdkClient, begin: Callable[[], Awaitable[TaskChannel]]) -> None:
+        super().__init__(None)
+        self._current: Channel = first
+        self._begin = begin
+        self.begun = False
+        self.protocol_refusals = first.protocol_refusals
+
+    @property
+    def asks_at_once(self) -> bool:
+        """Whether questions wait in place: once the call is a task."""
+        return self.begun
+
+    async def continue_as_task(self) -> None:
+        """Makes the task (answering the request with it) and talks through it from now."""
+        if not self.begun:
+            self._current = await self._begin()
+            self.begun = True
+
+    def supports(self, feature: Feature) -> bool:
+        """What the current channel's client supports."""
+        return self._current.supports(feature)
+
+    async def close_sse_stream(self) -> bool:
+        """Closes the request's stream, before the task only."""
+        return await self._current.close_sse_stream()
+
+    async def log(self, level: LogLevel, data: Any, logger: str) -> None:
+        """Logs through the current channel."""
+        await self._current.log(level, data, logger)
+
+    async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
+        return await self._current._ask(request, kind, key)
+
+    async def invalidated(self, patterns: Sequence[str], identity: Identity | None) -> None:
+        """Tells subscribers through the request's channel (the task's tells no one)."""
+        await self._current.invalidated(patterns, identity)

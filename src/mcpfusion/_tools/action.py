@@ -35,6 +35,9 @@ TaskMode = Literal["always", "optional", "never"]
 
 TASK_MODES: Final[tuple[TaskMode, ...]] = get_args(TaskMode)
 
+TaskBegins = Literal["call", "handler"]
+"""When a task call becomes a task: as it starts, or when its handler says so."""
+
 _PARAMS_CONFIG: Final = ConfigDict(extra="forbid", protected_namespaces=())
 
 OFF_LOOP_ROWS: Final = 2_000
@@ -95,6 +98,7 @@ class Action:
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
         task: TaskMode = "never",
+        task_begins: TaskBegins = "call",
     ) -> None:
         owner = f"{tool}/{name}"
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -130,6 +134,16 @@ class Action:
             )
         self.task: TaskMode = task
         """Whether its calls run as MCP tasks for clients that negotiated the extension."""
+        if task_begins not in ("call", "handler"):
+            raise DefinitionError(
+                f"{owner}: task_begins must be 'call' or 'handler'; got {task_begins!r}"
+            )
+        if task_begins == "handler" and task == "never":
+            raise DefinitionError(
+                f"{owner}: task_begins='handler' needs task='always' or 'optional'"
+            )
+        self.task_begins: TaskBegins = task_begins
+        """When a task call becomes a task: as it starts, or at ``ctx.continue_as_task()``."""
         """Whether it reaches beyond the server (the web, other services): ``openWorldHint``;
         ``None`` leaves the hint unsent."""
         self.tool = tool

@@ -9,7 +9,7 @@ from types import MappingProxyType
 from typing import Any, Final, Literal, get_args
 
 from mcpfusion._errors import DefinitionError
-from mcpfusion._tools.action import Action, TaskMode
+from mcpfusion._tools.action import Action
 from mcpfusion._tools.description import Groups, describe_flat, describe_grouped, describe_toon
 from mcpfusion._tools.lean import lean_annotations, lean_schema
 from mcpfusion._tools.schema import DISCRIMINATOR, flat_input_schema, grouped_input_schema
@@ -118,20 +118,20 @@ class Catalog:
             tasked,
         )
 
-    def task_mode(self, name: str, arguments: Mapping[str, Any] | None) -> TaskMode:
-        """The ``task=`` option of the action a ``tools/call`` reaches.
+    def tasked_action(self, name: str, arguments: Mapping[str, Any] | None) -> Action | None:
+        """The action a ``tools/call`` reaches when it may run as a task, else ``None``.
 
-        ``"never"`` when the name or the ``action`` argument reaches no action: the call
+        ``None`` too when the name or the ``action`` argument reaches no action: the call
         then answers its error in its own request, as any other call.
         """
         route = self.routes.get(name)
         if route is None or name not in self.tasked:
-            return "never"
+            return None
         action = route.action
         if action is None:
             picked = (arguments or {}).get(DISCRIMINATOR)
             action = route.actions.get(picked) if isinstance(picked, str) else None
-        return "never" if action is None else action.task
+        return None if action is None or action.task == "never" else action
 
     def list_tools(self, scopes: frozenset[str] | None = None) -> list[dict[str, Any]]:
         """The MCP ``Tool`` objects of ``tools/list``, as JSON-compatible dicts (a copy).

@@ -332,6 +332,13 @@ async def list_roots(request: Caller, key: str | None = None) -> list[Root]:
     return await client.list_roots(key=key)
 
 
+async def continue_as_task(request: Caller) -> None:
+    """Turns the call into a task where its channel can (see ``Context.continue_as_task``)."""
+    begin = getattr(request.client, "continue_as_task", None)
+    if begin is not None:
+        await begin()
+
+
 async def gather(request: Caller, *questions: Awaitable[Any]) -> tuple[Any, ...]:
     """Asks several questions at once (see ``Context.gather``): their answers, in order.
 

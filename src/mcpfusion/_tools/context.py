@@ -334,5 +334,15 @@ class Context:
         """
         return await _client.list_roots(self.request, key)
 
+    async def continue_as_task(self) -> None:
+        """Continues the call as an MCP task from here (SEP-2663), for an action declared
+        with ``task_begins="handler"``: the questions asked before it were the call's own
+        rounds; now the client gets the task and polls it while the handler goes on.
+
+        Does nothing where the call cannot become a task (a client without the tasks
+        extension, an action without ``task_begins="handler"``, a call already a task).
+        """
+        await _client.continue_as_task(self.request)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(tool={self.tool!r}, action={self.action!r})"

@@ -12,7 +12,7 @@ from typing import Any, Final, Literal, Protocol, Self, TypeVar, overload
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.style import Style
-from mcpfusion._tools.action import NAME_PATTERN, Action, TaskMode
+from mcpfusion._tools.action import NAME_PATTERN, Action, TaskBegins, TaskMode
 from mcpfusion._tools.client import Confirm, Feature
 from mcpfusion._tools.icon import Icon, icons_of, optional_text
 from mcpfusion._tools.listing import Listing
@@ -233,6 +233,7 @@ class Tool:
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
         task: TaskMode = "never",
+        task_begins: TaskBegins = "call",
     ) -> Callable[[F], F]: ...
 
     def action(
@@ -258,6 +259,7 @@ class Tool:
         input_schema: Mapping[str, Any] | None = None,
         open_world: bool | None = None,
         task: TaskMode = "never",
+        task_begins: TaskBegins = "call",
     ) -> Any:
         """Declares an action; use as ``@tool.action`` or ``@tool.action("name", ...)``.
 
@@ -302,6 +304,9 @@ class Tool:
                 answers in its own request), ``"optional"`` (a task for such a client,
                 in-request for the others) or ``"always"`` (a task; a client without the
                 extension is refused with ``-32021``).
+            task_begins: when such a call becomes a task: ``"call"`` (the default: as it
+                starts) or ``"handler"`` (it runs in its own request, asking its
+                questions in rounds, until the handler calls ``ctx.continue_as_task()``).
 
         Returns:
             The decorator; it registers the function and returns it unchanged.
@@ -336,6 +341,7 @@ class Tool:
                 input_schema=input_schema,
                 open_world=open_world,
                 task=task,
+                task_begins=task_begins,
             )
             self.add(action)
             return handler

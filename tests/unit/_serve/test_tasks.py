@@ -29,6 +29,12 @@ class Confirmation(BaseModel):
     confirm: bool
 
 
+class Name(BaseModel):
+    """A name."""
+
+    name: str
+
+
 class Probe:
     """What the handlers saw: whether the long one was cancelled."""
 
@@ -64,6 +70,13 @@ def tasks_app(probe: Probe) -> Fusion:
         """Asks first."""
         answer = await ctx.elicit("Wipe everything?", Confirmation)
         return "wiped" if answer.accepted and answer.data.confirm else "kept"
+
+    @jobs.action(read_only=True, task="always", task_begins="handler")
+    async def onboard(ctx: Context) -> str:
+        """Asks a name in the call's rounds, then goes on as a task."""
+        answer = await ctx.elicit("Your name?", Name, key="who")
+        await ctx.continue_as_task()
+        return f"welcome {answer.data.name if answer.accepted else '?'}"
 
     @jobs.action(read_only=True)
     def plain() -> str:
@@ -248,3 +261,21 @@ async def test_tasks_result_and_tasks_list_are_gone(raw: Raw) -> None:
             await raw.send("tasks/list", {}),
         ]
     assert [answer["error"]["code"] for answer in answers] == [-32601, -32601]
+
+
+async def test_a_handler_begun_task_asks_in_rounds_then_becomes_a_task(raw: Raw) -> None:
+    """task_begins="handler": round one asks (input_required, no task), round two with the
+    answer becomes a task (no requestState), whose result holds the answer."""
+    call = {"name": "jobs", "arguments": {"action": "onboard"}}
+    with anyio.fail_after(30):
+        first = (await raw.send("tools/call", call))["result"]
+        answer = {"who": {"action": "accept", "content": {"name": "Ada"}}}
+        again = {**call, "inputResponses": answer, "requestState": first["requestState"]}
+        second = (await raw.send("tools/call", again))["result"]
+        done = await raw.until(second["taskId"], "completed", "failed")
+    assert first["resultType"] == "input_required"
+    assert "who" in first["inputRequests"]
+    assert "taskId" not in first
+    assert second["resultType"] == "task"
+    assert "requestState" not in second
+    assert "welcome Ada" in done["result"]["content"][0]["text"]

@@ -280,3 +280,26 @@ async def test_partials_are_described_by_their_function() -> None:
     action = _action(functools.partial(handler, "Dr. "))
     assert action.required == ("name",)
     assert await action.invoke(action.parse({"name": "Ada"}), Request("t", "a"), None) == "Dr. Ada"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"task": "sometimes"}, "task must be 'always', 'optional' or 'never'"),
+        ({"task": True}, "task must be 'always', 'optional' or 'never'"),
+        ({"task": "always", "task_begins": "later"}, "task_begins must be 'call' or 'handler'"),
+        ({"task_begins": "handler"}, "task_begins='handler' needs task='always' or 'optional'"),
+    ],
+    ids=["unknown-mode", "bool", "unknown-begins", "begins-without-task"],
+)
+def test_task_options_are_checked_at_definition(options: dict[str, Any], message: str) -> None:
+    """A task= or task_begins= that means nothing, or contradicts, raises where written."""
+    with pytest.raises(DefinitionError, match=message):
+        _action(lambda: None, **options)
+
+
+def test_an_action_is_never_a_task_unless_it_says() -> None:
+    """By default calls answer in their own request; task= and task_begins= are kept."""
+    assert (_action(lambda: None).task, _action(lambda: None).task_begins) == ("never", "call")
+    declared = _action(lambda: None, task="always", task_begins="handler")
+    assert (declared.task, declared.task_begins) == ("always", "handler")
