@@ -38,3 +38,10 @@ async def hold(ctx: Context, marker: str, seconds: float = 120.0) -> str:
         path.write_text("cancelled")
         raise
     return f"pid={os.getpid()} held {seconds}s"
+
+
+@jobs.action("begun", read_only=True, task="always", task_begins="handler")
+async def begun(ctx: Context) -> str:
+    """Becomes a task from inside its handler, then says which process went on with it."""
+    await ctx.continue_as_task()
+    return f"pid={os.getpid()} begun in the handler"

@@ -71,7 +71,7 @@ async def test_tasks_run_on_the_queue_workers_as_their_caller(redis: Redis, tmp_
         with anyio.fail_after(60):
             async with (
                 RedisTaskStore(redis.url) as web,
-                QueueTaskRunner(redis.url, queue=queue) as executor,
+                QueueTaskRunner(web, queue=queue) as executor,
             ):
                 for record in made:
                     await web.create(record)
@@ -95,7 +95,7 @@ async def test_a_cancel_from_another_process_stops_the_running_handler(
         with anyio.fail_after(60):
             async with (
                 RedisTaskStore(redis.url) as web,
-                QueueTaskRunner(redis.url, queue=queue) as executor,
+                QueueTaskRunner(web, queue=queue) as executor,
             ):
                 await web.create(record)
                 await executor.submit(record, None)
@@ -122,7 +122,7 @@ async def test_a_task_whose_worker_is_killed_ends_as_documented(
         with anyio.fail_after(90):
             async with (
                 RedisTaskStore(redis.url) as web,
-                QueueTaskRunner(redis.url, queue=queue) as executor,
+                QueueTaskRunner(web, queue=queue) as executor,
             ):
                 await web.create(record)
                 await executor.submit(record, None)
@@ -154,7 +154,7 @@ async def test_a_worker_stopped_with_sigterm_hands_its_task_back(
         with anyio.fail_after(60):
             async with (
                 RedisTaskStore(redis.url) as web,
-                QueueTaskRunner(redis.url, queue=queue) as executor,
+                QueueTaskRunner(web, queue=queue) as executor,
             ):
                 await web.create(record)
                 await executor.submit(record, None)

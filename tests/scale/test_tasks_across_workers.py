@@ -104,8 +104,9 @@ async def test_queued_tasks_run_on_workers_and_a_killed_worker_leaves_its_task_f
     redis: Redis, folder: Path
 ) -> None:
     """With --task-queue two servers hand calls to two queue workers: a result made on a
-    worker is read through the other server, a cancel through it stops the worker's
-    handler, and SIGKILL on the worker running a task ends that task failed."""
+    worker is read through the other server (a handler-begun task stays on its server), a
+    cancel through it stops the worker's handler, and SIGKILL on the worker running a task
+    ends that task failed."""
     commands = [
         cli(TARGET, "--stateless", "--redis-url", redis.url, "--task-queue") for _ in range(2)
     ]
@@ -117,6 +118,9 @@ async def test_queued_tasks_run_on_workers_and_a_killed_worker_leaves_its_task_f
         with anyio.fail_after(120):
             done = await ended(second.port, await create(first.port, "whoami"))
             assert pid_in(done) in worker_pids
+            # A call that becomes a task in its handler stays with the request's server.
+            begun = await ended(second.port, await create(first.port, "begun"))
+            assert pid_in(begun) == first.process.pid
             cancelled = folder / "cancelled"
             held = await create(first.port, "hold", marker=str(cancelled))
             assert await running_on(second.port, held) in worker_pids

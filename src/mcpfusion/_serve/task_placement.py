@@ -16,12 +16,13 @@ def task_runner(options: HttpOptions) -> TaskRunner | None:
     """
     store = options.task_store
     if options.task_queue:
-        # Imported here: SAQ loads only for a server that queues its tasks (queue extra).
+        # Imported here: SAQ and redis-py load only for a server that queues its tasks.
         from mcpfusion._serve.task_queue import QueueTaskRunner
+        from mcpfusion._serve.task_redis import RedisTaskStore
 
-        url = getattr(store, "url", None)
-        assert isinstance(url, str), "HttpOptions checks task_queue has a store in Redis"
-        return QueueTaskRunner(url)
+        if not isinstance(store, RedisTaskStore):
+            raise ValueError("task_queue needs a task_store in Redis (RedisTaskStore)")
+        return QueueTaskRunner(store)
     watch = getattr(store, "watch_cancel", None)
     if store is not None and callable(watch):
         return WatchedTaskRunner(store)  # type: ignore[arg-type]  # checked just above

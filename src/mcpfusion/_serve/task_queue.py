@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
 from typing import Any, Final, Self
 
 import anyio
-from mcp import types
 from saq import Queue, Worker
 from saq.job import Job
 from saq.types import PartialTimersDict
 
 from mcpfusion._app.app import Fusion
 from mcpfusion._identity import Identity
-from mcpfusion._serve.redis import _Pickled
+from mcpfusion._serve.results import respond
+from mcpfusion._serve.sdk_client import missing_capability
 from mcpfusion._serve.task_redis import RedisTaskStore
 from mcpfusion._serve.tasks import TaskChannel, TaskService
 from mcpfusion._tasks.runner import TaskCall
 from mcpfusion._tasks.store import TaskRecord
+from mcpfusion._tasks.watched import WatchedTaskRunner
+from mcpfusion._tools.client import ClientLacks
 
 logger = logging.getLogger("mcpfusion")
 
@@ -46,7 +49,7 @@ def identity_fields(identity: Identity | None) -> dict[str, Any] | None:
     }
 
 
-class QueueTaskRunner(_Pickled):
+class QueueTaskRunner(WatchedTaskRunner):
     """A ``TaskRunner`` handing tasks' calls to ``mcpfusion worker`` processes through a
     SAQ queue on Redis (``HttpOptions(task_queue=True)``).
 
@@ -55,29 +58,39 @@ class QueueTaskRunner(_Pickled):
     outcome, which any web worker then reads. The job is the task's id and the caller's
     identity, as JSON (SAQ's format: whoever writes to Redis runs no code on a worker); one
     job per task id, run by one worker at a time. Cancels and answers reach the worker
-    through the store, so ``cancel`` and ``answered`` have nothing to do here.
+    through the store.
+
+    A call that becomes a task from inside its handler (``task_begins="handler"``) is
+    started before its task is stored, while its request waits on it: it runs here, as
+    with ``WatchedTaskRunner``.
 
     Args:
-        url: the Redis URL, the task store's.
+        store: the task store, whose Redis carries the queue.
         queue: the SAQ queue the workers read.
     """
 
-    def __init__(self, url: str, *, queue: str = DEFAULT_QUEUE) -> None:
-        self._arguments = {"url": url, "queue": queue}
-        self.url = url
+    def __init__(self, store: RedisTaskStore, *, queue: str = DEFAULT_QUEUE) -> None:
+        super().__init__(store)
+        self.store = store
         self.queue = queue
         self._queue: Queue | None = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (functools.partial(type(self), self.store, queue=self.queue), ())
 
     async def start(
         self, record: TaskRecord, call: TaskCall, identity: Identity | None = None
     ) -> None:
-        """Queues the task's call (``call`` runs in this process only: it stays unused)."""
-        await self.submit(record, identity)
+        """Queues the task's call; runs it here if the task is not stored yet (see above)."""
+        if await self.store.get(record.task_id) is None:
+            await super().start(record, call, identity)
+        else:
+            await self.submit(record, identity)
 
     async def submit(self, record: TaskRecord, identity: Identity | None) -> None:
         """Queues the call of ``record`` to run as ``identity``; once per task id."""
         if self._queue is None:
-            self._queue = Queue.from_url(self.url, name=self.queue)
+            self._queue = Queue.from_url(self.store.url, name=self.queue)
             await self._queue.connect()
         await self._queue.enqueue(
             RUN_TASK,
@@ -90,16 +103,6 @@ class QueueTaskRunner(_Pickled):
             task_id=record.task_id,
             identity=identity_fields(identity),
         )
-
-    async def cancel(self, task_id: str) -> None:
-        """Nothing: the worker running the task hears of the cancel from the store."""
-
-    async def answered(self, task_id: str) -> None:
-        """Nothing: the worker reads the answers from the store."""
-
-    async def wait(self, task_id: str, timeout: float) -> None:
-        """Waits ``timeout`` seconds (the calls waiting for answers run on the workers)."""
-        await anyio.sleep(timeout)
 
     async def __aenter__(self) -> Self:
         return self
@@ -236,14 +239,14 @@ class TaskWorker:
 
     async def _run(self, record: TaskRecord, identity: Identity | None) -> None:
         task_id = record.task_id
-        params = types.CallToolRequestParams(
-            name=str(record.params.get("name", "")), arguments=record.params.get("arguments")
-        )
-        # The web workers' own call path (TaskService): progress and logs become the
-        # task's status, questions wait in it for tasks/update, the outcome is stored.
-        # The client's capabilities stay with the web worker: none are known here.
+        name = str(record.params.get("name", ""))
+        arguments = record.params.get("arguments")
+        # The web workers' own parts (TaskService): progress and logs become the task's
+        # status, questions wait in it for tasks/update, the outcome is recorded as in
+        # process. The client's capabilities stay with the web worker: none are known here.
         service = TaskService(self.app, lambda ctx: None, store=self.store)
         channel = TaskChannel(service, task_id, None)
+        progress = service._progress(task_id)
         with anyio.CancelScope() as scope:
             unwatch = self.store.watch_cancel(task_id, scope.cancel)
             try:
@@ -251,12 +254,30 @@ class TaskWorker:
                 if now is None or now.terminal:
                     return  # cancelled between the first read and the watch
                 with anyio.fail_after(self.task_timeout):
-                    await service._run(task_id, params, None, identity, channel)
+                    response = await respond(
+                        self.app,
+                        name,
+                        arguments if isinstance(arguments, Mapping) else None,
+                        None,
+                        progress,
+                        identity,
+                        channel,
+                    )
             except TimeoutError:
                 message = f"the task ran past the worker's {self.task_timeout:g} s limit"
                 await self._fail(task_id, message, "TIMEOUT")
+                return
+            except ClientLacks as lack:
+                await service._failed(task_id, missing_capability(lack))
+                return
+            except Exception:
+                logger.exception("task %s failed outside the app", task_id)
+                await service._failed(task_id, None)
+                return
             finally:
                 unwatch()
+        if not scope.cancelled_caught:  # cancelled: the record says so already
+            await service._completed(task_id, response)
 
     async def _fail(self, task_id: str, message: str, code: str) -> None:
         logger.warning("task %s failed: %s", task_id, message)

@@ -32,7 +32,7 @@ def test_task_queue_hands_calls_to_queue_workers_on_the_stores_redis() -> None:
     """task_queue=True: the runner queues calls in the Redis the store uses."""
     runner = task_runner(HttpOptions(task_store=RedisTaskStore(NOWHERE), task_queue=True))
     assert isinstance(runner, QueueTaskRunner)
-    assert runner.url == NOWHERE
+    assert runner.store.url == NOWHERE
 
 
 def test_task_queue_without_a_redis_store_is_refused() -> None:
@@ -70,5 +70,5 @@ def test_task_options_reach_workers_pickled() -> None:
     copy = pickle.loads(pickle.dumps(options))
     assert isinstance(copy.task_store, RedisTaskStore)
     assert (copy.task_store.url, copy.task_store.prefix, copy.task_queue) == (NOWHERE, "p", True)
-    runner = pickle.loads(pickle.dumps(QueueTaskRunner(NOWHERE, queue="q")))
-    assert (runner.url, runner.queue) == (NOWHERE, "q")
+    runner = pickle.loads(pickle.dumps(QueueTaskRunner(RedisTaskStore(NOWHERE), queue="q")))
+    assert (runner.store.url, runner.queue) == (NOWHERE, "q")
