@@ -123,8 +123,8 @@ class TaskWorker:
     the handler at once (``RedisTaskStore.watch_cancel``).
 
     While a task runs, its worker beats every third of ``heartbeat`` seconds. A worker
-    killed mid-task (SIGKILL, a lost machine) stops beating: within about two heartbeats
-    a live worker's sweep takes the job back and runs it again while ``retries`` allows,
+    killed mid-task (SIGKILL, a lost machine) stops beating: within two heartbeats and a
+    few seconds a live worker's sweep takes the job back and runs it again while ``retries`` allows,
     else marks the task ``failed``. A worker stopped with SIGTERM or Ctrl-C hands its
     running jobs back at once, and that try is not counted.
 
