@@ -167,8 +167,23 @@ async def test_list_pages_with_cursors_newest_first(redis: Redis) -> None:
             assert [one.task_id for one in await store.list("alice")] == seen
             created = [next(m.created_at for m in made if m.task_id == i) for i in seen]
             assert created == sorted(created, reverse=True)
-            with pytest.raises(ValueError, match="unknown task cursor"):
-                await store.list_page("alice", "not-a-cursor")
+            for forged in ("not-a-cursor", "bmFuIHg=", "YWJj"):  # "nan x", "abc"
+                with pytest.raises(ValueError, match="unknown task cursor"):
+                    await store.list_page("alice", forged)
+
+
+async def test_hostile_task_ids_read_as_unknown(redis: Redis) -> None:
+    """Ids a client made up (huge, key patterns, other prefixes) are unknown tasks."""
+    prefix = f"hostile-{time.time_ns()}"
+    with anyio.fail_after(20):
+        async with _live(redis, prefix) as store:
+            made = _record()
+            await store.create(made)
+            for forged in ("x" * 100_000, "*", f"{made.task_id}*", "../" + made.task_id):
+                assert await store.get(forged) is None
+                assert await store.request_cancel(forged) is None
+                assert await store.update(forged, status="completed") is None
+            assert await store.get(made.task_id) == made
 
 
 async def test_the_task_store_fails_closed_while_redis_is_unreachable() -> None:

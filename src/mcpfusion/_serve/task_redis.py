@@ -7,6 +7,7 @@ import builtins
 import dataclasses
 import hashlib
 import json
+import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import TracebackType
@@ -22,6 +23,8 @@ from mcpfusion._tasks.store import MemoryTaskStore, TaskRecord, TaskStatus
 _FIELDS: Final = tuple(field.name for field in dataclasses.fields(TaskRecord))
 _STATUSES: Final = frozenset(get_args(TaskStatus))
 _PAGE: Final = 50
+MAX_ID: Final = 128
+"""The longest task id looked up: ids are 22 characters, and a client's is hostile."""
 
 # Creation is one script: the id is checked, the record stored and indexed by its owner in
 # one step. The owner's index lives as long as its longest-lived task (GT never shortens
@@ -144,6 +147,8 @@ class RedisTaskStore(_Pickled):
         store's clock: its answer is what is stored and returned. ``announce`` publishes
         the task's id on the cancel channel in the same transaction.
         """
+        if len(task_id) > MAX_ID:
+            return None
         key = self._key(task_id)
 
         async def transact(client: redis.asyncio.Redis) -> TaskRecord | None:
@@ -198,6 +203,8 @@ class RedisTaskStore(_Pickled):
 
     async def get(self, task_id: str) -> TaskRecord | None:
         """The task, or ``None`` (see ``TaskStore.get``)."""
+        if len(task_id) > MAX_ID:
+            return None
         key = self._key(task_id)
         return self._live(await self._run(lambda client: client.get(key)))
 
@@ -290,6 +297,8 @@ class RedisTaskStore(_Pickled):
         try:
             score_text, task_id = base64.urlsafe_b64decode(cursor.encode()).decode().split(" ", 1)
             score = float(score_text)
+            if not math.isfinite(score):
+                raise ValueError(score_text)
         except (ValueError, UnicodeDecodeError):
             raise ValueError("unknown task cursor") from None
         # By score, not by the task's rank: the task may have expired since.
