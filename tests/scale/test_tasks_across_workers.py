@@ -11,57 +11,45 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client, types
 
 from mcpfusion._serve.task_queue import DEFAULT_QUEUE
-from tests.e2e.test_tasks_e2e import CreatedTask, Task, TaskIdParams, Tasks, TasksCancel, TasksGet
+from tests.e2e.test_tasks_e2e import Task
 from tests.scale.services import Redis, cli, queue_workers, replicas
+from tests.scale.tasks_client import cancel, client, create, ended, get
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.slow]
 
 TARGET = f"{Path(__file__).with_name('task_app.py')}:app"
 
 
-def client(port: int) -> Client:
-    """The official client on a server's port, declaring the tasks extension."""
-    return Client(f"http://127.0.0.1:{port}/mcp", mode="2026-07-28", extensions=[Tasks()])
-
-
-async def create(port: int, action: str, **arguments: object) -> str:
-    """Makes a task through the server on ``port``; returns its id."""
+async def make(port: int, action: str, **arguments: object) -> str:
+    """Makes a task through the server on ``port`` (a session of its own); returns its id."""
     async with client(port) as session:
-        await session.list_tools()
-        created = await session.session.call_tool(
-            "jobs", {"action": action, **arguments}, allow_claimed=True
-        )
-    assert isinstance(created, CreatedTask), created
-    return created.task_id
+        await session.list_tools()  # the 2026-07-28 client mirrors schemas into headers
+        return await create(session, action, **arguments)
 
 
-async def get(port: int, task_id: str) -> Task:
+async def read(port: int, task_id: str) -> Task:
     """``tasks/get`` through the server on ``port``."""
     async with client(port) as session:
-        request = TasksGet(params=TaskIdParams(taskId=task_id))
-        return await session.session.send_request(request, Task)
+        return await get(session, task_id)
 
 
-async def cancel(port: int, task_id: str) -> None:
+async def stop(port: int, task_id: str) -> None:
     """``tasks/cancel`` through the server on ``port``."""
     async with client(port) as session:
-        request = TasksCancel(params=TaskIdParams(taskId=task_id))
-        await session.session.send_request(request, types.Result)
+        await cancel(session, task_id)
 
 
-async def ended(port: int, task_id: str) -> Task:
-    """The task once it ended, read through the server on ``port`` (the caller bounds it)."""
-    while (task := await get(port, task_id)).status not in ("completed", "failed", "cancelled"):
-        await anyio.sleep(0.1)
-    return task
+async def end(port: int, task_id: str) -> Task:
+    """The task once it ended, read through the server on ``port``."""
+    async with client(port) as session:
+        return await ended(session, task_id)
 
 
 async def running_on(port: int, task_id: str) -> int:
     """The pid of the process running the task's handler, as it reported it."""
-    while not ((task := await get(port, task_id)).status_message or "").startswith("pid="):
+    while not ((task := await read(port, task_id)).status_message or "").startswith("pid="):
         assert task.status == "working", task
         await anyio.sleep(0.1)
     assert task.status_message is not None
@@ -90,14 +78,14 @@ async def test_tasks_in_the_web_workers_are_read_and_cancelled_through_another_s
     commands = [cli(TARGET, "--stateless", "--redis-url", redis.url) for _ in range(2)]
     with replicas(commands, folder / "servers") as (first, second):
         with anyio.fail_after(90):
-            done = await ended(second.port, await create(first.port, "whoami"))
+            done = await end(second.port, await make(first.port, "whoami"))
             assert pid_in(done) == first.process.pid != second.process.pid
             marker = folder / "held"
-            held = await create(first.port, "hold", marker=str(marker))
+            held = await make(first.port, "hold", marker=str(marker))
             assert await running_on(second.port, held) == first.process.pid
-            await cancel(second.port, held)
+            await stop(second.port, held)
             await until_written(marker, "cancelled")
-            assert (await get(first.port, held)).status == "cancelled"
+            assert (await read(first.port, held)).status == "cancelled"
 
 
 async def test_queued_tasks_run_on_workers_and_a_killed_worker_leaves_its_task_failed(
@@ -116,20 +104,20 @@ async def test_queued_tasks_run_on_workers_and_a_killed_worker_leaves_its_task_f
     ):
         worker_pids = {process.pid for process in started}
         with anyio.fail_after(120):
-            done = await ended(second.port, await create(first.port, "whoami"))
+            done = await end(second.port, await make(first.port, "whoami"))
             assert pid_in(done) in worker_pids
             # A call that becomes a task in its handler stays with the request's server.
-            begun = await ended(second.port, await create(first.port, "begun"))
+            begun = await end(second.port, await make(first.port, "begun"))
             assert pid_in(begun) == first.process.pid
             cancelled = folder / "cancelled"
-            held = await create(first.port, "hold", marker=str(cancelled))
+            held = await make(first.port, "hold", marker=str(cancelled))
             assert await running_on(second.port, held) in worker_pids
-            await cancel(second.port, held)
+            await stop(second.port, held)
             await until_written(cancelled, "cancelled")
             killed = folder / "killed"
-            doomed = await create(first.port, "hold", marker=str(killed))
+            doomed = await make(first.port, "hold", marker=str(killed))
             victim = await running_on(second.port, doomed)
             os.kill(victim, signal.SIGKILL)
-            task = await ended(first.port, doomed)
+            task = await end(first.port, doomed)
     assert task.status == "failed"
     assert task.error is not None and "stopped before it ended" in task.error["message"]
