@@ -12,7 +12,8 @@ app.run(
 ``mcpfusion run APP --http --redis-url URL`` sets them all, with ``RedisCallerStore``
 for ``ctx.caller_state`` and workflow states (the event store on stateful servers only).
 ``RedisTaskStore`` keeps MCP tasks, so any worker reads, answers or cancels any task (it
-fails closed too).
+fails closed too); with ``--task-queue`` their calls run on ``mcpfusion worker`` processes
+(docs/tasks.md, "Across workers").
 Nothing waits on Redis: while it is unreachable, events are dropped, streams are not
 stored and rate limits are not enforced (they fail open), while the caller store fails
 closed (a call reading caller state fails rather than open a workflow gate); the
