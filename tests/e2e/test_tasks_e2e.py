@@ -166,3 +166,19 @@ async def test_an_unknown_task_is_invalid_params(opener: Opener) -> None:
             with pytest.raises(MCPError, match="Unknown task") as refused:
                 await _get(client, "no-such-task")
     assert refused.value.error.code == -32602
+
+
+async def test_a_legacy_session_gets_no_tasks() -> None:
+    """On 2025-11-25 (over stdio) there are no tasks: an "optional" action answers in its
+    request, an "always" one is refused with -32021."""
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mcpfusion.cli", "run", TARGET], cwd=servers.REPO
+    )
+    with anyio.fail_after(60):
+        async with Client(params, mode="legacy", extensions=[Tasks()]) as client:
+            inline = await client.call_tool("jobs", {"action": "crunch", "rounds": 1})
+            with pytest.raises(MCPError, match="tasks") as refused:
+                await client.call_tool("jobs", {"action": "long"})
+    assert isinstance(inline.content[0], types.TextContent)
+    assert "crunched 1 rounds" in inline.content[0].text
+    assert refused.value.error.code == -32021

@@ -9,7 +9,7 @@ import pytest
 from mcp.server import Server
 from mcp.server.caching import CacheHint
 
-from mcpfusion import Audio, Image, ToolResponse
+from mcpfusion import Audio, Fusion, Image, ToolResponse
 from mcpfusion._present.response import FOR_USER
 from mcpfusion._serve.hotpath import HotPath, plain_sdk_path
 from mcpfusion._serve.sdk import build_server
@@ -272,3 +272,34 @@ async def test_progress_and_logs_are_written_as_notices_and_the_answer_is_not(ho
     ]
     progress = ("notifications/progress", True)
     assert kinds == [progress, progress, (None, False)]
+
+
+def _tasks_app() -> Fusion:
+    """An app whose tool has a task action of each kind."""
+    app = Fusion("tasked")
+    jobs = app.tool("jobs", description="Jobs.")
+
+    @jobs.action(read_only=True, task="always")
+    def always() -> str:
+        """Always a task."""
+        return "always"
+
+    @jobs.action(read_only=True, task="optional")
+    def optional() -> str:
+        """A task when the client can."""
+        return "optional"
+
+    return app
+
+
+async def test_tools_with_task_actions_are_left_to_the_sdks_path(taken: list[str]) -> None:
+    """A tool with a task action is the SDK's to answer (it decides per call): on 2025-11-25
+    an "always" one is refused -32021 and an "optional" one answers in its request."""
+    app = _tasks_app()
+    messages = [call(1, "jobs", {"action": "always"}), call(2, "jobs", {"action": "optional"})]
+    via_hot = await exchange(app, messages, hot=True)
+    assert via_hot == await exchange(app, messages, hot=False)
+    assert taken == []
+    refused, answered = (json.loads(line) for line in via_hot)
+    assert refused["error"]["code"] == -32021
+    assert answered["result"]["content"][0]["text"].endswith("optional")

@@ -41,12 +41,18 @@ class Probe:
     def __init__(self) -> None:
         self.started = anyio.Event()
         self.cancelled = anyio.Event()
+        self.seen: list[tuple[str, str, bool]] = []
 
 
 def tasks_app(probe: Probe) -> Fusion:
     """An app with a quick task, a long one, a questioning one and a plain action."""
     app = Fusion("tasks")
     jobs = app.tool("jobs", description="Jobs.")
+
+    @app.middleware
+    async def record(call: Any, call_next: Any) -> Any:
+        probe.seen.append((call.action, call.identity.subject, call.rejected))
+        return await call_next(call)
 
     @jobs.action(read_only=True, task="optional")
     async def quick(ctx: Context) -> str:
@@ -77,6 +83,11 @@ def tasks_app(probe: Probe) -> Fusion:
         answer = await ctx.elicit("Your name?", Name, key="who")
         await ctx.continue_as_task()
         return f"welcome {answer.data.name if answer.accepted else '?'}"
+
+    @jobs.action(read_only=True, task="optional", requires=["jobs:admin"])
+    def purge() -> str:
+        """Needs a scope no caller holds."""
+        return "purged"
 
     @jobs.action(read_only=True)
     def plain() -> str:
@@ -279,3 +290,16 @@ async def test_a_handler_begun_task_asks_in_rounds_then_becomes_a_task(raw: Raw)
     assert second["resultType"] == "task"
     assert "requestState" not in second
     assert "welcome Ada" in done["result"]["content"][0]["text"]
+
+
+async def test_a_tasks_call_goes_through_the_pipeline(raw: Raw, probe: Probe) -> None:
+    """Middleware sees a task's call with its caller, and scopes refuse it as a plain call's
+    (the task completes with the FORBIDDEN result)."""
+    with anyio.fail_after(30):
+        quick = await raw.until((await raw.call("quick"))["taskId"], "completed")
+        purge = await raw.until((await raw.call("purge"))["taskId"], "completed")
+    assert "quick done" in quick["result"]["content"][0]["text"]
+    assert purge["result"]["isError"] is True
+    assert "FORBIDDEN" in purge["result"]["content"][0]["text"]
+    assert ("quick", "alice", False) in probe.seen
+    assert any(action == "purge" and rejected for action, _, rejected in probe.seen)
