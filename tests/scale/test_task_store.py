@@ -172,6 +172,31 @@ async def test_list_pages_with_cursors_newest_first(redis: Redis) -> None:
                     await store.list_page("alice", forged)
 
 
+async def test_a_task_whose_process_stopped_renewing_its_lease_reads_as_failed(
+    redis: Redis,
+) -> None:
+    """While a process holds a task it reads as working; once its lease lapses unrenewed
+    (the process was killed) the next read through any store fails it, for good."""
+    prefix = f"lease-{time.time_ns()}"
+    with anyio.fail_after(20):
+        async with _live(redis, prefix, lease=0.3) as running, _live(redis, prefix) as other:
+            made = _record()
+            await running.create(made)
+            async with running.holding(made.task_id):
+                await anyio.sleep(0.5)  # past one lease: the renewals keep it
+                found = await other.get(made.task_id)
+                assert found is not None and found.status == "working"
+            found = await other.get(made.task_id)
+            assert found is not None and found.status == "working"  # released, not lost
+            # What a killed process leaves: the mark that it held the task, no lease.
+            await running._link.client.set(running._leases(made.task_id)[1], b"1")
+            failed = await other.get(made.task_id)
+            assert failed is not None and failed.status == "failed"
+            assert failed.error is not None
+            assert failed.error["message"] == "the worker running the task stopped before it ended"
+            assert await other.update(made.task_id, status="completed") is None
+
+
 async def test_hostile_task_ids_read_as_unknown(redis: Redis) -> None:
     """Ids a client made up (huge, key patterns, other prefixes) are unknown tasks."""
     prefix = f"hostile-{time.time_ns()}"

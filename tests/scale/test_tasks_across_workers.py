@@ -88,6 +88,20 @@ async def test_tasks_in_the_web_workers_are_read_and_cancelled_through_another_s
             assert (await read(first.port, held)).status == "cancelled"
 
 
+async def test_a_task_whose_web_worker_is_killed_ends_failed(redis: Redis, folder: Path) -> None:
+    """SIGKILL on the server running a task in its web worker: read through the other
+    server once the dead one's lease has lapsed (15 s), the task has failed."""
+    commands = [cli(TARGET, "--stateless", "--redis-url", redis.url) for _ in range(2)]
+    with replicas(commands, folder / "servers") as (first, second):
+        with anyio.fail_after(90):
+            doomed = await make(first.port, "hold", marker=str(folder / "held"))
+            assert await running_on(second.port, doomed) == first.process.pid
+            first.signal_group(signal.SIGKILL)
+            task = await end(second.port, doomed)
+    assert task.status == "failed"
+    assert task.error is not None and "stopped before it ended" in task.error["message"]
+
+
 async def test_queued_tasks_run_on_workers_and_a_killed_worker_leaves_its_task_failed(
     redis: Redis, folder: Path
 ) -> None:

@@ -16,7 +16,7 @@ from mcpfusion._app.app import Fusion
 from mcpfusion._identity import Identity
 from mcpfusion._serve.results import respond
 from mcpfusion._serve.sdk_client import missing_capability
-from mcpfusion._serve.task_redis import RedisTaskStore
+from mcpfusion._serve.task_redis import ABANDONED, RedisTaskStore
 from mcpfusion._serve.tasks import TaskChannel, TaskService
 from mcpfusion._tasks.runner import TaskCall
 from mcpfusion._tasks.store import TaskRecord
@@ -207,7 +207,7 @@ class TaskWorker:
         tries = int(await client.incr(tries_key))
         await client.expire(tries_key, 86_400)
         if tries > self.retries + 1:
-            message = f"the worker running the task stopped before it ended ({tries - 1} tries)"
+            message = f"{ABANDONED} ({tries - 1} tries)"
             await self._fail(task_id, message, "INTERNAL_ERROR")
             return
         try:

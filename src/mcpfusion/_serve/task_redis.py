@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import base64
 import builtins
+import contextlib
 import dataclasses
 import hashlib
 import json
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Any, Final, Self, get_args
 
@@ -23,6 +25,10 @@ from mcpfusion._tasks.store import MemoryTaskStore, TaskRecord, TaskStatus
 _FIELDS: Final = tuple(field.name for field in dataclasses.fields(TaskRecord))
 _STATUSES: Final = frozenset(get_args(TaskStatus))
 _PAGE: Final = 50
+_HELD_MS: Final = 86_400_000
+ABANDONED: Final = "the worker running the task stopped before it ended"
+"""The message of a task failed because the process running it died (in web or queue
+workers alike)."""
 MAX_ID: Final = 128
 """The longest task id looked up: ids are 22 characters, and a client's is hostile."""
 
@@ -63,6 +69,10 @@ class RedisTaskStore(_Pickled):
     rules are ``MemoryTaskStore``'s, applied to the one record read, so a task that
     reached a terminal status never changes again, whichever worker writes last.
 
+    A web worker running a task's call holds a lease on it (``holding``): if that process
+    is killed, the next read of the task through any worker fails it, ``lease`` seconds
+    on, so no task is left ``working`` by a dead process.
+
     A cancel is published on a channel as it is stored: the worker running the task (a
     web worker, or a queue worker) stops its handler at once (``watch_cancel``). Pub/sub
     rather than polling, because every running task would otherwise read Redis each
@@ -80,6 +90,8 @@ class RedisTaskStore(_Pickled):
             (``mcpfusion:tasks:cancel``).
         clock: seconds since the epoch, for the records' timestamps and their expiry
             (tests pass a fake one; Redis's own expiry then only tidies up).
+        lease: seconds a task run in a web worker stays ``working`` once that process
+            stopped renewing it (killed): then it is failed (``holding``, ``get``).
     """
 
     def __init__(
@@ -88,9 +100,13 @@ class RedisTaskStore(_Pickled):
         *,
         prefix: str = DEFAULT_PREFIX,
         clock: Callable[[], float] = time.time,
+        lease: float = 15.0,
     ) -> None:
-        self._arguments = {"url": url, "prefix": prefix, "clock": clock}
+        if not lease > 0:
+            raise ValueError(f"lease must be positive; got {lease}")
+        self._arguments = {"url": url, "prefix": prefix, "clock": clock, "lease": lease}
         self.url = url
+        self.lease = lease
         self.prefix = prefix
         self.channel = f"{prefix}:tasks:cancel"
         self._clock = clock
@@ -202,11 +218,21 @@ class RedisTaskStore(_Pickled):
             raise ValueError(f"a task with id {record.task_id!r} exists")
 
     async def get(self, task_id: str) -> TaskRecord | None:
-        """The task, or ``None`` (see ``TaskStore.get``)."""
+        """The task, or ``None`` (see ``TaskStore.get``).
+
+        A task whose process held it (``holding``) and stopped renewing its lease, killed
+        mid-call, is failed here: whichever worker reads it next records the loss.
+        """
         if len(task_id) > MAX_ID:
             return None
-        key = self._key(task_id)
-        return self._live(await self._run(lambda client: client.get(key)))
+        keys = [self._key(task_id), *self._leases(task_id)]
+        raw, lease, held = await self._run(lambda client: client.mget(keys))
+        record = self._live(raw)
+        if record is None or record.terminal or held is None or lease is not None:
+            return record
+        error = {"code": -32603, "message": ABANDONED, "data": {"code": "INTERNAL_ERROR"}}
+        failed = await self.update(task_id, status="failed", error=error)
+        return failed if failed is not None else await self.get(task_id)
 
     async def update(
         self,
@@ -329,6 +355,48 @@ class RedisTaskStore(_Pickled):
         except _FAILURES as exc:
             self._link.failed(exc)
             raise TaskStoreUnavailable("task state is unavailable: Redis failed") from exc
+
+    # -- the process running a task ---------------------------------------------------------
+
+    def _leases(self, task_id: str) -> tuple[str, str]:
+        """The keys of a task's lease (renewed while a process runs it) and of the mark
+        that one ever held it."""
+        return f"{self.prefix}:lease:{task_id}", f"{self.prefix}:held:{task_id}"
+
+    @asynccontextmanager
+    async def holding(self, task_id: str) -> AsyncIterator[None]:
+        """Holds a lease on ``task_id`` while this process runs its call.
+
+        The lease is renewed every third of ``lease`` seconds; once it lapses (the
+        process was killed, or lost Redis that long) the next read of the task fails it
+        (``get``). Leaving the block releases it.
+        """
+        lease, held = self._leases(task_id)
+        ms = int(self.lease * 1000)
+
+        async def renew(client: redis.asyncio.Redis) -> Any:
+            async with client.pipeline(transaction=True) as pipe:
+                pipe.set(lease, b"1", px=ms)
+                pipe.set(held, b"1", px=max(ms, _HELD_MS))
+                return await pipe.execute()
+
+        async def beat() -> None:
+            while True:
+                await anyio.sleep(self.lease / 3)
+                with contextlib.suppress(TaskStoreUnavailable):  # lapses if it persists
+                    await self._run(renew)
+
+        await self._run(renew)
+        try:
+            async with anyio.create_task_group() as beats:
+                beats.start_soon(beat)
+                try:
+                    yield
+                finally:
+                    beats.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True), contextlib.suppress(TaskStoreUnavailable):
+                await self._run(lambda client: client.delete(lease, held))
 
     # -- cancels reaching the running worker ------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
 import anyio
@@ -13,17 +14,23 @@ from mcpfusion._tasks.store import TaskRecord
 
 
 class CancelFeed(Protocol):
-    """A store that tells this process of cancels stored by any process
-    (``mcpfusion.redis.RedisTaskStore``)."""
+    """A store shared by processes (``mcpfusion.redis.RedisTaskStore``): it tells this one
+    of cancels stored by any, and sees when the process running a task dies."""
 
     def watch_cancel(self, task_id: str, stop: Callable[[], None]) -> Callable[[], None]:
         """Calls ``stop`` when ``task_id`` is cancelled anywhere; returns the unwatch."""
         ...
 
+    def holding(self, task_id: str) -> AbstractAsyncContextManager[None]:
+        """Marks ``task_id`` as run by this process, for as long as the block lasts."""
+        ...
+
 
 class WatchedTaskRunner(InProcessTaskRunner):
     """Runs calls in this process, like ``InProcessTaskRunner``, and stops one when its
-    task is cancelled through another worker or replica sharing the store.
+    task is cancelled through another worker or replica sharing the store; while a call
+    runs, the store knows this process holds it, so a task whose process was killed ends
+    ``failed`` rather than ``working`` for ever.
 
     ``tasks/cancel`` reaching this process cancels the call directly; reaching another,
     it is stored there and the store's feed brings it here.
@@ -43,11 +50,12 @@ class WatchedTaskRunner(InProcessTaskRunner):
         feed, task_id = self._feed, record.task_id
 
         async def watched() -> None:
-            with anyio.CancelScope() as scope:
-                unwatch = feed.watch_cancel(task_id, scope.cancel)
-                try:
-                    await call()
-                finally:
-                    unwatch()
+            async with feed.holding(task_id):
+                with anyio.CancelScope() as scope:
+                    unwatch = feed.watch_cancel(task_id, scope.cancel)
+                    try:
+                        await call()
+                    finally:
+                        unwatch()
 
         await super().start(record, watched, identity)
