@@ -197,6 +197,24 @@ async def test_a_task_whose_process_stopped_renewing_its_lease_reads_as_failed(
             assert await other.update(made.task_id, status="completed") is None
 
 
+async def test_a_task_whose_call_was_cancelled_with_its_process_reads_as_failed(
+    redis: Redis,
+) -> None:
+    """A holding block left by a cancellation (the server stopping) fails the task at its
+    next read, without waiting for the lease."""
+    prefix = f"stopped-{time.time_ns()}"
+    with anyio.fail_after(20):
+        async with _live(redis, prefix) as store:
+            made = _record()
+            await store.create(made)
+            with anyio.CancelScope() as stopping:
+                async with store.holding(made.task_id):
+                    stopping.cancel()
+                    await anyio.sleep(5)
+            found = await store.get(made.task_id)
+            assert found is not None and found.status == "failed"
+
+
 async def test_hostile_task_ids_read_as_unknown(redis: Redis) -> None:
     """Ids a client made up (huge, key patterns, other prefixes) are unknown tasks."""
     prefix = f"hostile-{time.time_ns()}"

@@ -369,7 +369,9 @@ class RedisTaskStore(_Pickled):
 
         The lease is renewed every third of ``lease`` seconds; once it lapses (the
         process was killed, or lost Redis that long) the next read of the task fails it
-        (``get``). Leaving the block releases it.
+        (``get``). Leaving the block releases it; leaving it by an exception (the
+        process is stopping, its calls cancelled) drops the lease at once, so the task
+        is failed on its next read.
         """
         lease, held = self._leases(task_id)
         ms = int(self.lease * 1000)
@@ -387,6 +389,7 @@ class RedisTaskStore(_Pickled):
                     await self._run(renew)
 
         await self._run(renew)
+        ended = [lease, held]
         try:
             async with anyio.create_task_group() as beats:
                 beats.start_soon(beat)
@@ -394,9 +397,14 @@ class RedisTaskStore(_Pickled):
                     yield
                 finally:
                     beats.cancel_scope.cancel()
+        except BaseException:
+            # The call did not end (its process is stopping): the mark stays, so the next
+            # read fails the task at once instead of leaving it working.
+            ended = [lease]
+            raise
         finally:
             with anyio.CancelScope(shield=True), contextlib.suppress(TaskStoreUnavailable):
-                await self._run(lambda client: client.delete(lease, held))
+                await self._run(lambda client: client.delete(*ended))
 
     # -- cancels reaching the running worker ------------------------------------------------
 
