@@ -182,3 +182,20 @@ async def test_a_legacy_session_gets_no_tasks() -> None:
     assert isinstance(inline.content[0], types.TextContent)
     assert "crunched 1 rounds" in inline.content[0].text
     assert refused.value.error.code == -32021
+
+
+async def test_a_task_outlives_its_session_and_is_read_from_another(http_url: str) -> None:
+    """Over stateful HTTP a task made in one session is polled to its end from another
+    session of the same caller, after the first has closed."""
+    options: dict[str, Any] = {"mode": "2026-07-28", "extensions": [Tasks()]}
+    with anyio.fail_after(60):
+        async with Client(http_url, **options) as first:
+            created = await _call(first, "crunch")
+        async with Client(http_url, **options) as second:
+            task = await _get(second, created.task_id)
+            while task.status not in ("completed", "failed", "cancelled"):
+                await anyio.sleep(0.05)
+                task = await _get(second, created.task_id)
+    assert task.status == "completed"
+    assert task.result is not None
+    assert "crunched 3 rounds" in task.result["content"][0]["text"]

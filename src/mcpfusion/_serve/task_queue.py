@@ -16,8 +16,9 @@ from mcpfusion._app.app import Fusion
 from mcpfusion._identity import Identity
 from mcpfusion._serve.results import respond
 from mcpfusion._serve.sdk_client import missing_capability
+from mcpfusion._serve.task_channels import TaskChannel
 from mcpfusion._serve.task_redis import ABANDONED, RedisTaskStore
-from mcpfusion._serve.tasks import TaskChannel, TaskService
+from mcpfusion._serve.tasks import TaskService
 from mcpfusion._tasks.runner import TaskCall
 from mcpfusion._tasks.store import TaskRecord
 from mcpfusion._tasks.watched import WatchedTaskRunner
@@ -245,7 +246,9 @@ class TaskWorker:
         # status, questions wait in it for tasks/update, the outcome is recorded as in
         # process. The client's capabilities stay with the web worker: none are known here.
         service = TaskService(self.app, lambda ctx: None, store=self.store)
-        channel = TaskChannel(service, task_id, None)
+        channel = TaskChannel(
+            self.store, service.runner, task_id, None, poll_seconds=service.poll_interval_ms / 1000
+        )
         progress = service._progress(task_id)
         with anyio.CancelScope() as scope:
             unwatch = self.store.watch_cancel(task_id, scope.cancel)

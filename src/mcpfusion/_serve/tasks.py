@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Final, cast
 
@@ -15,31 +14,27 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import CLIENT_CAPABILITIES_META_KEY, MISSING_REQUIRED_CLIENT_CAPABILITY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field
 
-from mcpfusion._errors import ToolError
 from mcpfusion._identity import Identity
 from mcpfusion._present.response import ToolResponse
-from mcpfusion._serve.channel import Channel, Notices, R
 from mcpfusion._serve.protocol import ServableApp
 from mcpfusion._serve.results import call_result, respond
-from mcpfusion._serve.sdk_client import SdkClient, declares, input_required, missing_capability
-from mcpfusion._tasks.runner import InProcessTaskRunner, TaskRunner
+from mcpfusion._serve.sdk_client import SdkClient, input_required, missing_capability
+from mcpfusion._serve.task_channels import STATUS_MESSAGE_LIMIT, BeginningChannel, TaskChannel
+from mcpfusion._tasks.runner import InProcessTaskRunner, TaskCall, TaskRunner
 from mcpfusion._tasks.store import MemoryTaskStore, TaskRecord, TaskStore, new_task_id
 from mcpfusion._tasks.wire import EXTENSION, created, detailed
 from mcpfusion._tools.action import TaskBegins
-from mcpfusion._tools.client import ClientLacks, Feature, InputNeeded, LogLevel
+from mcpfusion._tools.client import ClientLacks, InputNeeded
 from mcpfusion._tools.context import Progress
 
 __all__ = ["TaskService"]
 
 logger = logging.getLogger("mcpfusion")
 
-HEADER_MISMATCH: Final = -32020
 INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
-STATUS_MESSAGE_LIMIT: Final = 500
-"""A log line or progress message becomes the task's ``statusMessage``, cut to this."""
 
 
 class TaskParams(types.RequestParams):
@@ -67,7 +62,8 @@ def negotiated(ctx: ServerRequestContext[Any], meta: Mapping[str, Any] | None = 
     if declared is not None and EXTENSION in (declared.extensions or {}):
         return True
     raw = (meta or {}).get(CLIENT_CAPABILITIES_META_KEY)
-    return isinstance(raw, Mapping) and EXTENSION in (raw.get("extensions") or {})
+    extensions = raw.get("extensions") if isinstance(raw, Mapping) else None
+    return isinstance(extensions, Mapping) and EXTENSION in extensions
 
 
 def _refused() -> MCPError:
@@ -178,7 +174,7 @@ class TaskService:
         """
         record = self._record(params, owner)
         await self.store.create(record)
-        channel = TaskChannel(self, record.task_id, ctx.session.client_capabilities)
+        channel = self._channel(record.task_id, ctx)
         progress = self._progress(record.task_id)
         meta = ctx.meta
 
@@ -195,7 +191,7 @@ class TaskService:
             else:
                 await self._completed(record.task_id, response)
 
-        await self.runner.start(record, call, identity)
+        await self._start(record, call, identity)
         return created(record)
 
     async def begin_in_handler(
@@ -225,7 +221,7 @@ class TaskService:
         async def begin() -> TaskChannel:
             await self.store.create(record)
             settle(created(record))
-            return TaskChannel(self, record.task_id, ctx.session.client_capabilities)
+            return self._channel(record.task_id, ctx)
 
         channel = BeginningChannel(client, begin)
         to_task = self._progress(record.task_id)
@@ -260,7 +256,7 @@ class TaskService:
                     await self._completed(record.task_id, response)
                 settle(call_result(response))
 
-        await self.runner.start(record, call)
+        await self._start(record, call)
         try:
             await settled.wait()
         except BaseException:  # the request went away before the call became a task
@@ -270,6 +266,30 @@ class TaskService:
         if isinstance(answer, MCPError):
             raise answer
         return answer
+
+    async def _start(
+        self, record: TaskRecord, call: TaskCall, identity: Identity | None = None
+    ) -> None:
+        """Hands the call (and its caller, for a runner elsewhere) to the runner; a runner
+        that cannot take it fails the task.
+
+        Raises:
+            MCPError: ``-32603`` saying why, when the runner refuses (an in-process runner
+                outside ``running()``: a server built and served by hand).
+        """
+        try:
+            await self.runner.start(record, call, identity)
+        except RuntimeError as exc:
+            logger.error("task %s not started: %s", record.task_id, exc)
+            await self._failed(record.task_id, None)
+            raise MCPError(code=INTERNAL_ERROR, message=f"Task not started: {exc}") from None
+
+    def _channel(self, task_id: str, ctx: ServerRequestContext[Any]) -> TaskChannel:
+        """The task's client: what the making request's client declared, questions in
+        the store."""
+        capabilities = ctx.session.client_capabilities
+        poll = self.poll_interval_ms / 1000
+        return TaskChannel(self.store, self.runner, task_id, capabilities, poll_seconds=poll)
 
     def _progress(self, task_id: str) -> Progress:
         """Progress reports of a task's call, kept as its last progress and statusMessage."""
@@ -307,19 +327,12 @@ class TaskService:
         """The caller's task ``params`` names, after the checks every ``tasks/*`` makes.
 
         Raises:
-            MCPError: ``-32021`` without the extension, ``-32020`` when ``Mcp-Name``
-                names another task, ``-32602`` for an unknown, expired or foreign task
-                (never telling which).
+            MCPError: ``-32021`` without the extension, ``-32602`` for an unknown, expired
+                or foreign task (never telling which). (An ``Mcp-Name`` naming another task
+                is refused before, by the HTTP guard.)
         """
         if not negotiated(ctx, _raw_meta(params)):
             raise _refused()
-        request = ctx.request
-        if request is not None:
-            header = request.headers.get("mcp-name")
-            if header is not None and header.strip() != params.task_id:
-                raise MCPError(
-                    code=HEADER_MISMATCH, message="Mcp-Name header does not match taskId"
-                )
         record = await self.store.get(params.task_id)
         if record is None or record.owner != owner:
             raise MCPError(code=INVALID_PARAMS, message=f"Unknown task: {params.task_id[:64]}")
@@ -358,98 +371,3 @@ def _raw_meta(params: types.RequestParams) -> Mapping[str, Any] | None:
         return meta
     dumped = meta.model_dump(by_alias=True) if hasattr(meta, "model_dump") else None
     return dumped if isinstance(dumped, Mapping) else None
-
-
-class TaskChannel(Channel):
-    """The client of a task's call: questions wait in the task for ``tasks/update``,
-    log lines and progress become its ``statusMessage``."""
-
-    protocol_refusals = True  # a task belongs to 2026-07-28, which refuses with -32021
-    asks_at_once = True  # questions wait in place: ctx.gather leaves them pending together
-
-    def __init__(
-        self,
-        service: TaskService,
-        task_id: str,
-        capabilities: types.ClientCapabilities | None,
-        hub: Notices | None = None,
-    ) -> None:
-        super().__init__(hub)
-        self._service = service
-        self._task_id = task_id
-        self._capabilities = capabilities
-        self._asked = 0
-
-    def supports(self, feature: Feature) -> bool:
-        """What the client declared when it made the task (logging always reaches it)."""
-        return declares(self._capabilities, feature)
-
-    async def log(self, level: LogLevel, data: Any, logger: str) -> None:
-        """Makes the line the task's ``statusMessage``."""
-        text = data if isinstance(data, str) else json.dumps(data, default=str)
-        await self._service.store.update(self._task_id, status_message=text[:STATUS_MESSAGE_LIMIT])
-
-    async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
-        """Parks the question in the task (``input_required``) until the client answers."""
-        if key is None:
-            key = f"q{self._asked}"
-        self._asked += 1
-        wire = request.model_dump(by_alias=True, mode="json", exclude_none=True)
-        store, runner = self._service.store, self._service.runner
-        wait = self._service.poll_interval_ms / 1000
-        await store.update(self._task_id, status="input_required", add_input_requests={key: wire})
-        while True:
-            record = await store.get(self._task_id)
-            if record is None or record.terminal:
-                raise RuntimeError(f"task {self._task_id} ended while waiting for input")
-            if key in record.input_responses:
-                try:
-                    return kind.model_validate(record.input_responses[key])
-                except ValidationError:
-                    raise ToolError(
-                        "INVALID_ANSWER",
-                        f"The client's answer to {key!r} does not fit the question.",
-                    ) from None
-            await runner.wait(self._task_id, wait)
-
-
-class BeginningChannel(Channel):
-    """The client of a ``task_begins="handler"`` call: the request's own channel (its
-    questions are the call's rounds) until ``continue_as_task``, the task's after."""
-
-    def __init__(self, first: SdkClient, begin: Callable[[], Awaitable[TaskChannel]]) -> None:
-        super().__init__(None)
-        self._current: Channel = first
-        self._begin = begin
-        self.begun = False
-        self.protocol_refusals = first.protocol_refusals
-
-    @property
-    def asks_at_once(self) -> bool:
-        """Whether questions wait in place: once the call is a task."""
-        return self.begun
-
-    async def continue_as_task(self) -> None:
-        """Makes the task (answering the request with it) and talks through it from now."""
-        if not self.begun:
-            self._current = await self._begin()
-            self.begun = True
-
-    def supports(self, feature: Feature) -> bool:
-        """What the current channel's client supports."""
-        return self._current.supports(feature)
-
-    async def close_sse_stream(self) -> bool:
-        """Closes the request's stream, before the task only."""
-        return await self._current.close_sse_stream()
-
-    async def log(self, level: LogLevel, data: Any, logger: str) -> None:
-        """Logs through the current channel."""
-        await self._current.log(level, data, logger)
-
-    async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
-        return await self._current._ask(request, kind, key)
-
-    async def invalidated(self, patterns: Sequence[str], identity: Identity | None) -> None:
-        """Tells subscribers through the request's channel (the task's tells no one)."""
-        await self._current.invalidated(patterns, identity)

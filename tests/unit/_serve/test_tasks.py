@@ -11,9 +11,13 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp import Client
+from mcp.client.extension import advertise
+from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 from mcpfusion import Context, Fusion, Identity
+from mcpfusion._serve.sdk import build_server
 from mcpfusion.auth import APIKeyVerifier, Auth, hash_api_key
 from mcpfusion.testing import HttpTester
 
@@ -117,7 +121,13 @@ class Raw:
         self.tester = tester
 
     async def send(
-        self, method: str, params: dict[str, Any], *, key: str = ALICE, tasks: bool = True
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        key: str = ALICE,
+        tasks: bool = True,
+        name: str | None = None,
     ) -> dict[str, Any]:
         capabilities: dict[str, Any] = {"elicitation": {}}
         if tasks:
@@ -134,9 +144,12 @@ class Raw:
         }
         if method == "tools/call":
             headers["Mcp-Name"] = params["name"]
+        if name is not None:
+            headers["Mcp-Name"] = name
         body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
         response = await self.tester.http.post(self.tester.session.path, json=body, headers=headers)
         answer: dict[str, Any] = response.json()
+        self.status = response.status_code
         return answer
 
     async def call(self, action: str, **kwargs: Any) -> dict[str, Any]:
@@ -303,3 +316,26 @@ async def test_a_tasks_call_goes_through_the_pipeline(raw: Raw, probe: Probe) ->
     assert "FORBIDDEN" in purge["result"]["content"][0]["text"]
     assert ("quick", "alice", False) in probe.seen
     assert any(action == "purge" and rejected for action, _, rejected in probe.seen)
+
+
+async def test_an_mcp_name_naming_another_task_is_refused(raw: Raw) -> None:
+    """tasks/* with an Mcp-Name other than its taskId is -32020 with HTTP 400; the same
+    name, or none, is served."""
+    with anyio.fail_after(30):
+        task_id = (await raw.call("quick"))["taskId"]
+        wrong = await raw.get(task_id, name="another-task")
+        wrong_status = raw.status
+        right = await raw.get(task_id, name=f"  {task_id} ")
+    assert (wrong_status, wrong["error"]["code"]) == (400, -32020)
+    assert right["result"]["taskId"] == task_id
+
+
+async def test_a_server_whose_runner_is_not_running_says_so(probe: Probe) -> None:
+    """Served by hand without holding the task runner open, a task call is refused with an
+    error saying why (and the task is failed), never left working forever."""
+    server = build_server(tasks_app(probe))
+    options: dict[str, Any] = {"mode": "2026-07-28", "extensions": [advertise(EXTENSION)]}
+    with anyio.fail_after(30):
+        async with Client(server, **options) as client:
+            with pytest.raises(MCPError, match="task runner is not running"):
+                await client.session.call_tool("jobs", {"action": "quick"}, allow_claimed=True)

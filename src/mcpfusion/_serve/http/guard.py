@@ -21,6 +21,7 @@ from typing import Any, Final
 
 import anyio
 import pydantic_core
+from mcp.shared.inbound import decode_header_value
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcpfusion._present.failures import preview
@@ -242,6 +243,8 @@ class RequestGuard:
         if body is None:
             return
         parsed, answer = screen(body)
+        if answer is None:
+            answer = _task_name_mismatch(scope, parsed)
         if answer is not None:
             await _json(send, 400, answer)
             return
@@ -557,6 +560,32 @@ def _request_ids(members: list[Any]) -> list[Any]:
         for m in members
         if isinstance(m, dict) and "method" in m and usable_id(m.get("id")) is not None
     ]
+
+
+_TASK_METHODS: Final = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+HEADER_MISMATCH: Final = -32020
+
+
+def _task_name_mismatch(scope: Scope, parsed: Any) -> dict[str, Any] | None:
+    """The refusal of a ``tasks/*`` request whose ``Mcp-Name`` names another task.
+
+    SEP-2663 mirrors the ``taskId`` of ``tasks/get``, ``tasks/update`` and ``tasks/cancel``
+    in ``Mcp-Name`` for routing intermediaries; a server checks the two agree (SEP-2243:
+    ``-32020``, HTTP 400), as the SDK does for ``tools/call``'s name. Without the header
+    nothing is checked: clients of other revisions do not send it.
+    """
+    if not isinstance(parsed, dict) or parsed.get("method") not in _TASK_METHODS:
+        return None
+    values = _headers(scope, b"mcp-name")
+    if not values:
+        return None
+    params = parsed.get("params")
+    task_id = params.get("taskId") if isinstance(params, dict) else None
+    if len(values) == 1 and decode_header_value(values[0].strip()) == task_id:
+        return None
+    return error(
+        usable_id(parsed.get("id")), HEADER_MISMATCH, "Mcp-Name header does not match taskId"
+    )
 
 
 async def _json(send: Send, status: int, message: Any) -> None:
