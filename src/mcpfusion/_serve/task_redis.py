@@ -441,6 +441,7 @@ class _CancelBus(RedisSubscriptionBus):
 
     def __init__(self, url: str, *, channel: str) -> None:
         super().__init__(url, channel=channel)
+        self._link = _Link(url, "cancels made through other workers are not heard")
         self._watchers: dict[str, dict[object, Callable[[], None]]] = {}
 
     def watch(self, task_id: str, stop: Callable[[], None]) -> Callable[[], None]:

@@ -141,8 +141,9 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         options.rate_limit_store,
         options.caller_store,
         signin_store,
-        options.task_store,
-        runner,
+        # An app without task actions serves no tasks: its store stays closed.
+        options.task_store if tasks is not None else None,
+        runner if tasks is not None else None,
     )
 
     @asynccontextmanager
