@@ -18,6 +18,7 @@ from mcpfusion._dev import add_dev_command
 from mcpfusion._dev.openapi import add_openapi_command
 from mcpfusion._dev.project import add_project_commands
 from mcpfusion._dev.target import USAGE_ERROR, UsageError, load_app, parse_arguments
+from mcpfusion._dev.worker import add_worker_command
 from mcpfusion._errors import DefinitionError
 from mcpfusion._serve.options import HttpOptions
 from mcpfusion.terminal import Style, TokenCounter, render_result, render_tools
@@ -114,6 +115,7 @@ def http_options(args: argparse.Namespace) -> HttpOptions:
         workers=args.workers,
         shutdown_timeout=args.shutdown_timeout,
         request_state_keys=_state_keys(args),
+        task_queue=args.task_queue,
         **_redis(args),
     )
 
@@ -212,8 +214,12 @@ def _claim(name: str, claims: Mapping[str, Any]) -> str | None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if not args.http and (args.workers != 1 or args.redis_url or args.request_state_keys):
-        raise UsageError("--workers, --redis-url and --request-state-key apply to --http only")
+    if not args.http and (
+        args.workers != 1 or args.redis_url or args.request_state_keys or args.task_queue
+    ):
+        raise UsageError(
+            "--workers, --redis-url, --request-state-key and --task-queue apply to --http only"
+        )
     app = _served(args.target, args.page_size)
     if not args.http:
         app.run()
@@ -367,8 +373,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--redis-url",
         metavar="URL",
-        help="share events, rate limits, caller state and (stateful) resumable streams "
-        "through Redis (the redis extra)",
+        help="share events, rate limits, caller state, MCP tasks and (stateful) resumable "
+        "streams through Redis (the redis extra)",
+    )
+    run.add_argument(
+        "--task-queue",
+        action="store_true",
+        help="run tasks' calls on 'mcpfusion worker' processes through a queue in the "
+        "--redis-url Redis, not in the web workers (the queue extra)",
     )
     run.add_argument(
         "--request-state-key",
@@ -463,6 +475,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_dev_command(commands)
     add_openapi_command(commands)
     add_project_commands(commands)
+    add_worker_command(commands)
     return parser
 
 

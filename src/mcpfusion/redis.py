@@ -11,6 +11,9 @@ app.run(
 
 ``mcpfusion run APP --http --redis-url URL`` sets them all, with ``RedisCallerStore``
 for ``ctx.caller_state`` and workflow states (the event store on stateful servers only).
+``RedisTaskStore`` keeps MCP tasks, so any worker reads, answers or cancels any task (it
+fails closed too); with ``--task-queue`` their calls run on ``mcpfusion worker`` processes
+(docs/tasks.md, "Across workers").
 Nothing waits on Redis: while it is unreachable, events are dropped, streams are not
 stored and rate limits are not enforced (they fail open), while the caller store fails
 closed (a call reading caller state fails rather than open a workflow gate); the
@@ -27,6 +30,7 @@ each opens its own connections.
 from mcpfusion._serve.caller_redis import RedisCallerStore, shared_state
 from mcpfusion._serve.redis import RedisEventStore, RedisRateLimitStore, RedisSubscriptionBus
 from mcpfusion._serve.redis_signin import RedisSignInStore
+from mcpfusion._serve.task_redis import RedisTaskStore
 
 __all__ = [
     "RedisCallerStore",
@@ -34,5 +38,6 @@ __all__ = [
     "RedisRateLimitStore",
     "RedisSignInStore",
     "RedisSubscriptionBus",
+    "RedisTaskStore",
     "shared_state",
 ]

@@ -282,3 +282,47 @@ def cli(target: str, *extra: str, workers: int = 1) -> list[str]:
         str(workers),
         *extra,
     ]
+
+
+@contextmanager
+def queue_workers(
+    redis: Redis, queue: str, folder: Path, count: int, *extra: str
+) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """``count`` queue workers (``mcpfusion worker``) of ``tests/scale/task_app.py`` on
+    ``queue``, each the leader of its process group, beating every 2 s: a killed one's
+    task is taken back within about 4 s."""
+    folder.mkdir(parents=True, exist_ok=True)
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        for index in range(count):
+            with open(folder / f"worker{index}.log", "ab") as log:
+                command = [
+                    sys.executable,
+                    "-m",
+                    "mcpfusion.cli",
+                    "worker",
+                    f"{REPO / 'tests' / 'scale' / 'task_app.py'}:app",
+                    "--redis-url",
+                    redis.url,
+                    "--queue",
+                    queue,
+                    "--concurrency",
+                    "2",
+                    "--heartbeat",
+                    "2",
+                    *extra,
+                ]
+                started.append(
+                    subprocess.Popen(
+                        command,
+                        cwd=REPO,
+                        stdin=subprocess.DEVNULL,
+                        stdout=log,
+                        stderr=log,
+                        start_new_session=True,
+                    )
+                )
+        yield started
+    finally:
+        for process in started:
+            stop_process(process)

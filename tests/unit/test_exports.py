@@ -170,6 +170,7 @@ PUBLIC = {
         "RedisRateLimitStore",
         "RedisSignInStore",
         "RedisSubscriptionBus",
+        "RedisTaskStore",
         "shared_state",
     ],
     mcpfusion.cli: [

@@ -9,6 +9,7 @@ import redis.asyncio
 
 from mcpfusion._serve.redis import _FAILURES, DEFAULT_PREFIX, _Link, _Pickled
 from mcpfusion._serve.redis import shared_state as _shared_without_callers
+from mcpfusion._serve.task_redis import RedisTaskStore
 
 
 class CallerStateUnavailable(RuntimeError):
@@ -93,10 +94,11 @@ def shared_state(url: str, *, stateless: bool = False) -> dict[str, Any]:
     """The HTTP options that share a server's state through the Redis at ``url``.
 
     Events (``subscription_bus``), rate limits (``rate_limit_store``), callers' state and
-    workflow states (``caller_store``) and, for a stateful server, resumable streams
-    (``event_store``): what ``mcpfusion run --redis-url`` sets. Pass them to
-    ``HttpOptions(**shared_state(url))`` or ``app.run("http", ...)``.
+    workflow states (``caller_store``), MCP tasks (``task_store``) and, for a stateful
+    server, resumable streams (``event_store``): what ``mcpfusion run --redis-url`` sets.
+    Pass them to ``HttpOptions(**shared_state(url))`` or ``app.run("http", ...)``.
     """
     shared = _shared_without_callers(url, stateless=stateless)
     shared["caller_store"] = RedisCallerStore(url)
+    shared["task_store"] = RedisTaskStore(url)
     return shared

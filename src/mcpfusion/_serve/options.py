@@ -10,6 +10,7 @@ from typing import Any, Final
 from mcpfusion._app.ratelimit import RateLimitStore
 from mcpfusion._auth.config import Auth
 from mcpfusion._auth.signin.config import SignIn
+from mcpfusion._tasks.store import TaskStore
 from mcpfusion._tools.caller_state import CallerStore
 
 DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
@@ -108,6 +109,12 @@ class HttpOptions:
             any replica holding them accepts the next round: the first seals, every one
             unseals (rotation). Empty: a key made by the process (``run_workers`` makes one
             and hands it to its workers). Never shown in the options' ``repr``.
+        task_store: where MCP tasks live (``mcpfusion.redis.RedisTaskStore`` to read,
+            answer and cancel any task from any worker or replica; a cancel stops the call
+            wherever it runs). ``None``: this process's memory.
+        task_queue: run tasks' calls on ``mcpfusion worker`` processes, through a queue
+            in the Redis of ``task_store`` (a ``RedisTaskStore``), instead of in the web
+            workers (docs/tasks.md, "Across workers").
 
     Stores and buses that are async context managers are entered around serving, once
     per worker.
@@ -149,6 +156,8 @@ class HttpOptions:
     resumable: bool = False
     sse_retry: float = 1.0
     request_state_keys: Sequence[str] = field(default=(), repr=False)
+    task_store: TaskStore | None = None
+    task_queue: bool = False
 
     def __post_init__(self) -> None:
         _require(self.host, str, "host")
@@ -225,6 +234,13 @@ class HttpOptions:
             _require(self.rate_limit_store, RateLimitStore, "rate_limit_store")
         if self.caller_store is not None:
             _require(self.caller_store, CallerStore, "caller_store")
+        _duck(self.task_store, "task_store", "create", "get", "update", "request_cancel")
+        _require(self.task_queue, bool, "task_queue")
+        if self.task_queue and not isinstance(getattr(self.task_store, "url", None), str):
+            raise ValueError(
+                "task_queue needs a task_store in Redis (mcpfusion.redis.RedisTaskStore), "
+                "whose Redis carries the queue"
+            )
         _positive_int(self, "max_batch_size")
         _positive_int(self, "max_sessions_per_credential")
         keys = self.request_state_keys

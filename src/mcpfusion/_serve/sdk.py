@@ -34,6 +34,7 @@ from mcpfusion._serve.sdk_surface import (
 )
 from mcpfusion._serve.tasks import TaskService
 from mcpfusion._serve.tool_lists import ToolLists, paged
+from mcpfusion._tasks.runner import TaskRunner
 from mcpfusion._tasks.store import TaskStore
 from mcpfusion._tools.client import ClientLacks, InputNeeded
 from mcpfusion._tools.context import Progress
@@ -81,6 +82,7 @@ def build_server(
     subscription_bus: SubscriptionBus | None = None,
     request_state_keys: Sequence[str] = (),
     task_store: TaskStore | None = None,
+    task_runner: TaskRunner | None = None,
 ) -> Server[Any]:
     """A low-level SDK ``Server`` answering ``tools/list`` and ``tools/call`` from ``app``.
 
@@ -105,7 +107,7 @@ def build_server(
     advertises the extension and serves ``tasks/get``, ``tasks/update`` and
     ``tasks/cancel``; task state lives in ``task_store`` (this server's memory by
     default) and calls run in this process while ``tasks_of(server).running()`` is open
-    (each transport holds it open while it serves).
+    (each transport holds it open while it serves), or where ``task_runner`` runs them.
 
     Handlers talk to the client through ``_sdk_client`` (logs, questions, sampling,
     roots); change notices go to ``subscription_bus`` (the SDK's in-memory bus by
@@ -119,7 +121,9 @@ def build_server(
     tasked = getattr(app, "tasked_tools", None)
     tasks = None
     if callable(tasked) and tasked():
-        tasks = TaskService(app, lambda ctx: principal(app, ctx), store=task_store)
+        tasks = TaskService(
+            app, lambda ctx: principal(app, ctx), store=task_store, runner=task_runner
+        )
 
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None

@@ -191,7 +191,7 @@ class TaskService:
             else:
                 await self._completed(record.task_id, response)
 
-        await self._start(record, call)
+        await self._start(record, call, identity)
         return created(record)
 
     async def begin_in_handler(
@@ -267,15 +267,18 @@ class TaskService:
             raise answer
         return answer
 
-    async def _start(self, record: TaskRecord, call: TaskCall) -> None:
-        """Hands the call to the runner; a runner that cannot take it fails the task.
+    async def _start(
+        self, record: TaskRecord, call: TaskCall, identity: Identity | None = None
+    ) -> None:
+        """Hands the call (and its caller, for a runner elsewhere) to the runner; a runner
+        that cannot take it fails the task.
 
         Raises:
             MCPError: ``-32603`` saying why, when the runner refuses (an in-process runner
                 outside ``running()``: a server built and served by hand).
         """
         try:
-            await self.runner.start(record, call)
+            await self.runner.start(record, call, identity)
         except RuntimeError as exc:
             logger.error("task %s not started: %s", record.task_id, exc)
             await self._failed(record.task_id, None)

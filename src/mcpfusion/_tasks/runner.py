@@ -10,6 +10,7 @@ from typing import Protocol
 import anyio
 from anyio.abc import TaskGroup
 
+from mcpfusion._identity import Identity
 from mcpfusion._tasks.store import TaskRecord
 
 __all__ = ["InProcessTaskRunner", "TaskCall", "TaskRunner"]
@@ -29,8 +30,14 @@ class TaskRunner(Protocol):
     elsewhere reads ``cancel_requested`` and ``input_responses`` from the store).
     """
 
-    async def start(self, record: TaskRecord, call: TaskCall) -> None:
-        """Starts ``call`` for the task ``record``; returns once it is under way."""
+    async def start(
+        self, record: TaskRecord, call: TaskCall, identity: Identity | None = None
+    ) -> None:
+        """Starts ``call`` for the task ``record``; returns once it is under way.
+
+        ``identity`` is the caller's, for a runner that runs the call elsewhere (a queue
+        worker calls the app as that caller); ``call`` already holds it.
+        """
         ...
 
     async def cancel(self, task_id: str) -> None:
@@ -76,7 +83,9 @@ class InProcessTaskRunner:
         """Whether ``running()`` is open, so ``start`` can run a call."""
         return self._group is not None
 
-    async def start(self, record: TaskRecord, call: TaskCall) -> None:
+    async def start(
+        self, record: TaskRecord, call: TaskCall, identity: Identity | None = None
+    ) -> None:
         """Runs ``call`` in the background, under a scope ``cancel`` cancels.
 
         Raises:

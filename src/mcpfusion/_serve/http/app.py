@@ -39,6 +39,7 @@ from mcpfusion._serve.options import (
 )
 from mcpfusion._serve.sdk import ServableApp, build_server, hub_of, tasks_of
 from mcpfusion._serve.sdk_private import transports
+from mcpfusion._serve.task_placement import task_runner
 from mcpfusion._tools.caller_state import SERVING_CALLER_STORE, CallerStore
 
 logger = logging.getLogger("mcpfusion")
@@ -106,10 +107,13 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
             options.host,
             ignored,
         )
+    runner = task_runner(options)
     server = build_server(
         app,
         subscription_bus=options.subscription_bus,
         request_state_keys=options.request_state_keys,
+        task_store=options.task_store,
+        task_runner=runner,
     )
     event_store = options.event_store
     if event_store is None and options.resumable:
@@ -137,6 +141,9 @@ def asgi_app(app: ServableApp, options: HttpOptions | None = None, **changes: An
         options.rate_limit_store,
         options.caller_store,
         signin_store,
+        # An app without task actions serves no tasks: its store stays closed.
+        options.task_store if tasks is not None else None,
+        runner if tasks is not None else None,
     )
 
     @asynccontextmanager
