@@ -64,7 +64,7 @@ def test_the_flag_and_the_variable_give_the_keys(monkeypatch: pytest.MonkeyPatch
 def test_the_key_flag_needs_http(capsys: pytest.CaptureFixture[str]) -> None:
     """--request-state-key over stdio is a usage error."""
     assert main(["run", "no_such_module:app", "--request-state-key", KEY]) == 2
-    assert "--request-state-key apply to --http only" in capsys.readouterr().err
+    assert "--request-state-key and --task-queue apply to --http only" in capsys.readouterr().err
 
 
 class _Started(Exception):
