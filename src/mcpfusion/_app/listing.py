@@ -120,4 +120,8 @@ class Listings:
     def _shows_ui(self, listed: str) -> bool:
         """Whether an action the listed tool leads to has a Presenter that can send UI."""
         route = self._frozen().routes[listed]  # a flat route's actions hold its one action
-        return any(emits_ui(action.presenter) for action in route.actions.values())
+        # A selector's Presenters are known per call only: it may send UI.
+        return any(
+            any(map(emits_ui, a.presenters)) or (a.views is not None and not a.presenters)
+            for a in route.actions.values()
+        )

@@ -21,6 +21,7 @@ from mcpfusion._present.failures import (
     forbidden,
     from_exception,
     missing_discriminator,
+    no_view,
     timed_out,
     unknown_action,
     unknown_tool,
@@ -199,7 +200,9 @@ class Pipeline:
         if requires and not requires <= scopes_of(identity):  # a subset test allocates nothing
             # Before validation: a caller without the scopes learns nothing of the inputs.
             rejection = forbidden(requires - scopes_of(identity))
-        else:
+        elif action.views is not None and action.views.refuses:
+            rejection = self._unviewed(action, identity)
+        if rejection is None:
             problems = []
             if route.select_keys is not None and SELECT in args:
                 raw = args.pop(SELECT)
@@ -220,6 +223,19 @@ class Pipeline:
             TOOL_CALL, action.tool, action.name, action, kwargs, identity, meta, client,
             factory, rejection, None, select, progress,
         )  # fmt: skip
+
+    @staticmethod
+    def _unviewed(action: Action, identity: Identity | None) -> ToolResponse | None:
+        """A caller with no Presenter of its own is refused before the handler runs."""
+        views = action.views
+        if views is None:
+            return None
+        try:
+            if views.pick(identity) is not None:
+                return None
+        except Exception as exc:  # a selector's own defect fails the call, not the server
+            return action.failed(from_exception(exc, action.tool, action.name))
+        return no_view(views.scopes)
 
     def dispatch(
         self,
@@ -290,7 +306,9 @@ class Pipeline:
         """
         try:
             context = None
+            identity = None
             if request is not None:
+                identity = request.identity
                 context = factory(request)
                 # A class (the default, Context) never returns an awaitable: skip the check.
                 if not isinstance(factory, type) and inspect.isawaitable(context):
@@ -310,10 +328,10 @@ class Pipeline:
             if outcome is not None:
                 return await outcome.finished(value, context)
             if around_render is None:
-                response = await action.respond(value, context, select)
+                response = await action.respond(value, context, select, identity)
             else:
                 with around_render():
-                    response = await action.respond(value, context, select)
+                    response = await action.respond(value, context, select, identity)
             if action.invalidates and not response.is_error and request is not None:
                 response = await _invalidated(action, request, response)
             return response

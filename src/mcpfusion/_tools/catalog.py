@@ -68,6 +68,8 @@ class Catalog:
         scopes: every scope some action requires: the only scopes of a caller that change
             what it sees.
         lean: whether definitions are written lean (``_lean``), callers' views too.
+        per_caller: whether an action has a Presenter per caller (``returns=`` a mapping),
+            whose ``_select`` keys each caller's definition names.
     """
 
     definitions: tuple[Definition, ...]
@@ -76,6 +78,7 @@ class Catalog:
     targets: Targets
     scopes: frozenset[str] = frozenset()
     lean: bool = False
+    per_caller: bool = False
     _views: dict[frozenset[str], tuple[Definition, ...]] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -98,13 +101,24 @@ class Catalog:
         targets = Targets.of(routes)
         for route in routes.values():
             for action in route.actions.values():
-                if action.presenter is not None:
-                    problems.extend(static_problems(action.presenter, targets, route))
+                for presenter in action.presenters:
+                    problems.extend(static_problems(presenter, targets, route))
+        # The scopes that pick a Presenter per caller change what a caller sees, too.
         scopes = frozenset(
-            scope for r in routes.values() for a in r.actions.values() for scope in a.requires
+            scope
+            for r in routes.values()
+            for a in r.actions.values()
+            for scope in (a.requires | a.views.scopes if a.views else a.requires)
         )
+        per_caller = any(a.views for r in routes.values() for a in r.actions.values())
         return cls(
-            tuple(definitions), routes, tuple(dict.fromkeys(problems)), targets, scopes, lean
+            tuple(definitions),
+            routes,
+            tuple(dict.fromkeys(problems)),
+            targets,
+            scopes,
+            lean,
+            per_caller,
         )
 
     def list_tools(self, scopes: frozenset[str] | None = None) -> list[dict[str, Any]]:
@@ -129,7 +143,7 @@ class Catalog:
         annotations) and disappears without any; a flat tool's definitions are reused.
         """
         key = scopes & self.scopes
-        if key == self.scopes:
+        if key == self.scopes and not self.per_caller:
             return self.definitions
         shown = self._views.get(key)
         if shown is None:
@@ -143,15 +157,13 @@ class Catalog:
     @staticmethod
     def visible_actions(route: Route, scopes: frozenset[str]) -> list[str]:
         """The names of the actions behind ``route`` a caller holding ``scopes`` may call."""
-        return [a.name for a in route.actions.values() if a.requires <= scopes]
+        return [a.name for a in route.actions.values() if a.shown_to(scopes)]
 
     @staticmethod
     def visible_elsewhere(route: Route, scopes: frozenset[str]) -> dict[str, str]:
         """A split tool's other-half actions such a caller may call -> the name listing them."""
         tool = route.tool
-        return {
-            a: name for a, name in route.elsewhere.items() if tool.actions[a].requires <= scopes
-        }
+        return {a: name for a, name in route.elsewhere.items() if tool.actions[a].shown_to(scopes)}
 
 
 def _visible(
@@ -159,11 +171,11 @@ def _visible(
 ) -> Iterable[Definition]:
     for definition in definitions:
         actions = list(definition.route.actions.values())
-        shown = [a for a in actions if a.requires <= scopes]
-        if len(shown) == len(actions):
+        shown = [a for a in actions if a.shown_to(scopes)]
+        if len(shown) == len(actions) and not any(a.views for a in shown):
             yield definition
-        elif shown:  # a grouped (or split) tool, some of whose actions are hidden
-            yield from _define(definition.route.tool, lean, shown)
+        elif shown:  # some actions hidden, or a Presenter per caller: this caller's `_select`
+            yield from _define(definition.route.tool, lean, shown, scopes)
 
 
 def _problem(tool: Tool) -> str | None:
@@ -178,8 +190,14 @@ def _problem(tool: Tool) -> str | None:
     return None
 
 
-def _define(tool: Tool, lean: bool, shown: Sequence[Action] | None = None) -> list[Definition]:
-    """``tool``'s definitions; with ``shown``, described for those actions only (a view)."""
+def _define(
+    tool: Tool,
+    lean: bool,
+    shown: Sequence[Action] | None = None,
+    scopes: frozenset[str] | None = None,
+) -> list[Definition]:
+    """``tool``'s definitions; with ``shown``, described for those actions only, as a
+    caller holding ``scopes`` sees them (a view)."""
     actions = list(tool.actions.values()) if shown is None else list(shown)
     summary = tool.description or tool.name
     if tool.exposition == "flat":
@@ -210,7 +228,7 @@ def _define(tool: Tool, lean: bool, shown: Sequence[Action] | None = None) -> li
     }
     definitions = []
     for name, members in halves.items():
-        keys = _select_keys(members) if tool.select_enabled else None
+        keys = _select_keys(members, scopes) if tool.select_enabled else None
         spec = _mcp_tool(
             tool,
             name,
@@ -228,9 +246,14 @@ def _define(tool: Tool, lean: bool, shown: Sequence[Action] | None = None) -> li
     return definitions
 
 
-def _select_keys(actions: Sequence[Action]) -> tuple[str, ...] | None:
-    """The ``_select`` enum of a listed tool's actions; ``None`` when none has a schema."""
-    return tuple(sorted({key for a in actions for key in a.select_keys})) or None
+def _select_keys(
+    actions: Sequence[Action], scopes: frozenset[str] | None = None
+) -> tuple[str, ...] | None:
+    """The ``_select`` enum of a listed tool's actions (for a caller holding ``scopes``, the
+    keys of its own views); ``None`` when none has a schema."""
+    if scopes is None:
+        return tuple(sorted({key for a in actions for key in a.select_keys})) or None
+    return tuple(sorted({key for a in actions for key in a.select_keys_for(scopes)})) or None
 
 
 def _mcp_tool(
