@@ -72,7 +72,8 @@ class Listings:
         """
         catalog = self._frozen()
         key = scopes_of(identity) & catalog.scopes
-        return None if key == catalog.scopes else key
+        # With a Presenter per caller, holding every scope still picks one view of several.
+        return None if key == catalog.scopes and not catalog.per_caller else key
 
     def announce_changes(self, announcer: Announcer) -> None:
         """Registers ``announcer(tenant, listed)``, awaited when a tool (``listed`` is

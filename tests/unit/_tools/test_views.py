@@ -29,10 +29,12 @@ CLINICAL = Presenter("Pet", Patient)
 ROWS = [{"name": "Rex", "notes": "allergic"}, {"name": "Tom", "notes": "none"}]
 
 
-def clinic(returns: Any) -> Fusion:
+def clinic(returns: Any, *, select: bool = False) -> Fusion:
     """An app whose ``pets.roster`` renders with ``returns``, beside an open ``pets.ping``."""
     app = Fusion("clinic")
     pets = app.tool("pets")
+    if select:
+        pets.enable_select()
 
     @pets.action(returns=returns, read_only=True)
     def roster() -> list[dict[str, str]]:
@@ -142,3 +144,12 @@ def test_views_name_their_keys() -> None:
     views = Views("t/a", {"vet": CLINICAL, "*": PUBLIC})
     assert repr(views) == "Views(vet, *)"
     assert views.scopes == frozenset({"vet"})
+
+
+def test_a_caller_holding_every_key_is_listed_its_own_view_only() -> None:
+    """Holding both keys, the caller's `_select` names the first key's view, not every field."""
+    app = clinic({"desk": PUBLIC, "vet": CLINICAL}, select=True)
+    tester = FusionTester(app, identity=Identity("u", scopes={"desk", "vet"}))
+    [tool] = tester.list_tools()
+    assert tool["inputSchema"]["properties"]["_select"]["items"]["enum"] == ["name"]
+    assert app.scope_key(tester.identity) == frozenset({"desk", "vet"})
