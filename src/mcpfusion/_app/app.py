@@ -31,6 +31,8 @@ from mcpfusion._tools.context import (
     Progress,
     RequestKind,
 )
+from mcpfusion._tools.dialects import Dialect, check_dialect
+from mcpfusion._tools.dialects import client_dialects as client_dialects_of
 from mcpfusion._tools.icon import Icon, icons_of, optional_text
 from mcpfusion._tools.listing import Listing
 from mcpfusion._tools.tool import Exposition, Tool
@@ -74,6 +76,12 @@ class Fusion(Listings, Surfaces):
             says otherwise.
         definitions: ``"lean"`` (default): tool definitions without what costs tokens and
             tells the model nothing new (``_lean``), or ``"full"``.
+        schema_dialect: whose rules every client's tool definitions follow: ``"mcp"``
+            (JSON Schema as written), ``"openai"`` (strict mode), ``"gemini"`` (the
+            function-declaration subset) or ``"anthropic"``. ``None`` (default): each
+            client's, by its ``clientInfo.name`` (``client_dialects``), else ``"mcp"``.
+        client_dialects: ``clientInfo`` names -> dialects, laid over the known hosts'
+            (``KNOWN_CLIENTS``: Claude, Codex, ChatGPT, Gemini CLI); ``"mcp"`` turns one off.
         title: the name clients show people (``serverInfo.title``); ``name`` is the
             identifier.
         description: what the server does, for people (``serverInfo.description``).
@@ -104,6 +112,8 @@ class Fusion(Listings, Surfaces):
         delimiter: Delimiter | None = None,
         ui_audience: Audience | None = None,
         definitions: Definitions = "lean",
+        schema_dialect: Dialect | None = None,
+        client_dialects: Mapping[str, Dialect] | None = None,
         title: str | None = None,
         description: str | None = None,
         website_url: str | None = None,
@@ -139,6 +149,10 @@ class Fusion(Listings, Surfaces):
             raise DefinitionError(f"app '{name}': {exc}") from None
         self.definitions: Definitions = definitions
         owner = f"app '{name}'"
+        self.schema_dialect: Dialect | None = (
+            None if schema_dialect is None else check_dialect(owner, schema_dialect)
+        )
+        self._client_dialects = client_dialects_of(owner, client_dialects)
         self.title = optional_text(owner, "title", title)
         self.description = optional_text(owner, "description", description)
         self.website_url = optional_text(owner, "website_url", website_url)
@@ -318,12 +332,25 @@ class Fusion(Listings, Surfaces):
         self._pipeline = pipeline
         return pipeline
 
+    def dialect_for(self, client: str | None) -> Dialect:
+        """The schema dialect of the client named ``client`` (its ``clientInfo.name``)."""
+        if self.schema_dialect is not None:
+            return self.schema_dialect
+        found = self._client_dialects.get(client) if client is not None else None
+        return found or "mcp"
+
     async def list_tools_for(
-        self, identity: Identity | None, meta: Mapping[str, Any] = NO_META
+        self,
+        identity: Identity | None,
+        meta: Mapping[str, Any] = NO_META,
+        client: str | None = None,
     ) -> list[dict[str, Any]]:
-        """The ``tools/list`` of one caller: its scopes', its tenant's, and, with a
-        ``workflow``, only the tools with an action its current state allows."""
-        tools = self.list_tools(self.scope_key(identity), tenant=tenant_of(identity))
+        """The ``tools/list`` of one caller: its scopes', its tenant's, in its client's
+        schema dialect, and, with a ``workflow``, only the tools with an action its
+        current state allows."""
+        tools = self.list_tools(
+            self.scope_key(identity), tenant=tenant_of(identity), dialect=self.dialect_for(client)
+        )
         if self.workflow is None:
             return tools
         self._bind_caller_store()

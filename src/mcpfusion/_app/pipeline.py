@@ -204,6 +204,8 @@ class Pipeline:
             rejection = self._unviewed(action, identity)
         if rejection is None:
             problems = []
+            if None in args.values():  # null is absent where a dialect made it nullable
+                _drop_nulls(args, action, route)
             if route.select_keys is not None and SELECT in args:
                 raw = args.pop(SELECT)
                 problems = select_problems(raw, route.select_keys)
@@ -355,6 +357,21 @@ class Pipeline:
         """A resource's or prompt's response with its suggestion targets checked and
         spelled as the catalog lists them, as a tool's are."""
         return self.catalog.targets.checked(response, None)
+
+
+def _drop_nulls(args: dict[str, Any], action: Action, route: Route) -> None:
+    """Drops each ``null`` that means "absent": ``_select``'s, an optional parameter's
+    whose type takes no ``null``, and one of a parameter only other actions of the listed
+    tool take. A strict schema dialect (``_dialects``) makes them nullable, as every
+    property is then required; ``null`` anywhere else is still validated as sent.
+    """
+    for name in [name for name, value in args.items() if value is None]:
+        if (
+            name == SELECT
+            or name in action.null_absent
+            or (name not in action.wires and any(name in a.wires for a in route.actions.values()))
+        ):
+            del args[name]
 
 
 async def _given(response: ToolResponse) -> ToolResponse:

@@ -111,12 +111,14 @@ def build_server(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         identity = caller(app, ctx)
+        setup = ctx.session.client_params
+        client = setup.client_info.name if setup is not None else None
         per_caller = getattr(app, "list_tools_for", None)
         if getattr(app, "workflow", None) is not None and per_caller is not None:
             # A workflow lists by each caller's state, so nothing is shared.
-            found = await per_caller(identity, ctx.meta or {})
+            found = await per_caller(identity, ctx.meta or {}, client)
             return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in found])
-        return lists.result(identity)
+        return lists.result(identity, client)
 
     async def changed(tenant: str | None, listed: str = "tools") -> None:
         if listed == "prompts":

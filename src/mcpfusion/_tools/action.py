@@ -182,6 +182,13 @@ class Action:
             )
             for field, info in self.params_model.model_fields.items()
         )
+        self.wires = frozenset(p.wire for p in self.params)
+        """The argument names agents send."""
+        properties = self.params_schema.get("properties", {})
+        self.null_absent = frozenset(
+            p.wire for p in self.params if not p.required and not _takes_null(properties, p.wire)
+        )
+        """The optional parameters whose type takes no ``null``: there it means absent."""
         self.declared = None if input_schema is None else DeclaredSchema(owner, input_schema)
         """The input schema declared as JSON Schema (``input_schema=``), if any: then it is
         the advertised ``params_schema`` and what ``parse`` enforces."""
@@ -377,6 +384,20 @@ def wrap(
 
 
 _PLAIN: Final = frozenset({str, int, float, bool, dict})
+
+
+def _takes_null(properties: Mapping[str, Any], name: str) -> bool:
+    """Whether the JSON Schema of parameter ``name`` accepts ``null``."""
+    prop = properties.get(name)
+    if not isinstance(prop, Mapping):
+        return True  # described by nothing: leave its null to validation
+    kind = prop.get("type")
+    branches = prop.get("anyOf") or ()
+    return (
+        kind == "null"
+        or (isinstance(kind, list) and "null" in kind)
+        or {"type": "null"} in branches
+    )
 
 
 def _unread() -> None:

@@ -194,7 +194,9 @@ class HotEndpoint:
             if shape is None:
                 assert self._lists is not None  # enabled only with them
                 caller = identity_of(scope)
-                body = self._lists.line(request_id, caller, connection.protocol_version)
+                params = connection.client_params
+                client = params.client_info.name if params is not None else None
+                body = self._lists.line(request_id, caller, connection.protocol_version, client)
                 await json_answer(send, session_id, body)
             else:
                 await self._call(scope, send, session_id, connection, request_id, *shape)
