@@ -165,6 +165,10 @@ class Stub:
         """Every client reads MCP's JSON Schema."""
         return "mcp"
 
+    def sends_user_ui(self, client: Any) -> bool:
+        """Every client gets every block."""
+        return True
+
     def scope_key(self, identity: Any) -> None:
         """Every caller sees everything."""
         return None

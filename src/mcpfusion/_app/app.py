@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpfusion._app.concurrency import Running
+from mcpfusion._app.hosts import hosts_option
 from mcpfusion._app.lifespan import Lifespan, LifespanFactory, state_type
 from mcpfusion._app.listing import Announcer, Listings
 from mcpfusion._app.middleware import Middleware, check_middleware
@@ -82,6 +83,10 @@ class Fusion(Listings, Surfaces):
             client's, by its ``clientInfo.name`` (``client_dialects``), else ``"mcp"``.
         client_dialects: ``clientInfo`` names -> dialects, laid over the known hosts'
             (``KNOWN_CLIENTS``: Claude, Codex, ChatGPT, Gemini CLI); ``"mcp"`` turns one off.
+        hosts_ignoring_audience: ``clientInfo`` names of hosts that send blocks for the
+            user (``audience: ["user"]``) to the model too: their answers leave those UI
+            blocks out. ``None`` (default): the hosts known to (``IGNORES_AUDIENCE``:
+            Claude Code); ``()`` sends them to every host.
         title: the name clients show people (``serverInfo.title``); ``name`` is the
             identifier.
         description: what the server does, for people (``serverInfo.description``).
@@ -114,6 +119,7 @@ class Fusion(Listings, Surfaces):
         definitions: Definitions = "lean",
         schema_dialect: Dialect | None = None,
         client_dialects: Mapping[str, Dialect] | None = None,
+        hosts_ignoring_audience: Collection[str] | None = None,
         title: str | None = None,
         description: str | None = None,
         website_url: str | None = None,
@@ -153,6 +159,7 @@ class Fusion(Listings, Surfaces):
             None if schema_dialect is None else check_dialect(owner, schema_dialect)
         )
         self._client_dialects = client_dialects_of(owner, client_dialects)
+        self._ignoring_audience = hosts_option(owner, hosts_ignoring_audience)
         self.title = optional_text(owner, "title", title)
         self.description = optional_text(owner, "description", description)
         self.website_url = optional_text(owner, "website_url", website_url)
@@ -331,6 +338,11 @@ class Fusion(Listings, Surfaces):
         pipeline = Pipeline(catalog, self._middleware, self._lifespan, self._factory, self)
         self._pipeline = pipeline
         return pipeline
+
+    def sends_user_ui(self, client: str | None) -> bool:
+        """Whether answers to the client named ``client`` keep the UI blocks for the user:
+        not for a host that would send them to the model too (``hosts_ignoring_audience``)."""
+        return client not in self._ignoring_audience
 
     def dialect_for(self, client: str | None) -> Dialect:
         """The schema dialect of the client named ``client`` (its ``clientInfo.name``)."""

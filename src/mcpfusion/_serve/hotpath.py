@@ -238,7 +238,14 @@ class HotPath:
         progress: Progress,
     ) -> ToolResponse:
         return await respond(
-            self._app, name, arguments, meta, progress, self._identity, self._client
+            self._app,
+            name,
+            arguments,
+            meta,
+            progress,
+            self._identity,
+            self._client,
+            self._client_name,
         )
 
     def _progress(self, token: str | int, call: _Call) -> Progress:

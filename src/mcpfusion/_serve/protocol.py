@@ -44,6 +44,10 @@ class ServableApp(Protocol):
         dialect: Dialect | None = None,
     ) -> list[dict[str, Any]]: ...
 
+    def sends_user_ui(self, client: str | None) -> bool:
+        """Whether answers to the client named ``client`` keep the blocks for the user."""
+        ...
+
     def dialect_for(self, client: str | None) -> Dialect:
         """The schema dialect of the client whose ``clientInfo.name`` is ``client``."""
         ...

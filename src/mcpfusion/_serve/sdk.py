@@ -135,9 +135,18 @@ def build_server(
         # cannot be delivered is the app's to contain (Fusion's Request.progress logs it).
         progress: Progress = ctx.session.report_progress
         client = SdkClient(ctx, params, hub)
+        setup = ctx.session.client_params
+        name = setup.client_info.name if setup is not None else None
         try:
             response = await respond(
-                app, params.name, params.arguments, ctx.meta, progress, caller(app, ctx), client
+                app,
+                params.name,
+                params.arguments,
+                ctx.meta,
+                progress,
+                caller(app, ctx),
+                client,
+                name,
             )
         except InputNeeded as need:  # a question, asked by ending this round (2026-07-28)
             return input_required(need)

@@ -82,6 +82,9 @@ class StubApp:
     def dialect_for(self, client: str | None) -> Dialect:
         return "mcp"
 
+    def sends_user_ui(self, client: str | None) -> bool:
+        return True
+
     def scope_key(self, identity: Identity | None) -> frozenset[str] | None:
         return None
 

@@ -225,8 +225,16 @@ class HotEndpoint:
         with call.scope:
             try:
                 progress = no_progress if token is None else call.progress(token)
+                setup = connection.client_params
                 response = await respond(
-                    self._app, name, arguments, meta, progress, identity_of(scope), client
+                    self._app,
+                    name,
+                    arguments,
+                    meta,
+                    progress,
+                    identity_of(scope),
+                    client,
+                    setup.client_info.name if setup is not None else None,
                 )
             finally:
                 call.over = True
