@@ -327,7 +327,7 @@ _HOLDERS: Final = frozenset({str, dict, list, tuple})
 
 
 def _strings(data: Any, shortest: int) -> set[str]:
-    """The distinct strings in ``data`` at least ``shortest`` long, at any depth.
+    """The distinct strings in ``data`` that may hold a form ``shortest`` long, at any depth.
 
     Read a column at a time (one key of every row, in C: ``map``, ``set``), so a column
     of ids, statuses or names costs a few C loops, not a Python step per value, and a
@@ -341,9 +341,8 @@ def _strings(data: Any, shortest: int) -> set[str]:
         if kinds.isdisjoint(_HOLDERS) and not any(issubclass(k, Mapping) for k in kinds):
             continue  # numbers, dates, None: no text to search
         if kinds == {str}:
-            distinct = set(column)
-            if max(map(len, distinct)) >= shortest:
-                found.update(distinct)
+            if max(map(len, column)) >= shortest:  # else no value can hold a form
+                found.update(column)
         elif kinds == {dict}:
             for key in set().union(*map(dict.keys, column)):
                 columns.append(list(map(dict.get, column, repeat(key))))
@@ -355,7 +354,7 @@ def _strings(data: Any, shortest: int) -> set[str]:
             nested = [v for v in column if isinstance(v, list | tuple)]
             if nested:
                 columns.append(list(chain.from_iterable(nested)))
-    return {text for text in found if len(text) >= shortest}
+    return found
 
 
 def _scrubbed(node: Any, text: Callable[[str], str]) -> Any:

@@ -201,6 +201,7 @@ def test_strings_reads_every_depth_and_skips_short_columns() -> None:
         {"id": "a2", "note": "call 5551234", "who": None, "tags": [], "n": 12345},
     ]
     assert _strings(data, 5) == {"call 5551234", "x@y.example", "long tag"}
+    assert _strings(data, 2) == {"a1", "a2", "call 5551234", "x@y.example", "long tag"}
     assert _strings("a lone string", 4) == {"a lone string"}
     assert _strings([1, None, 2.5], 4) == set()
 
