@@ -155,9 +155,19 @@ class Stub:
 
     local_identity = None
 
-    def list_tools(self, scopes: Any = None, *, tenant: Any = None) -> list[dict[str, Any]]:
+    def list_tools(
+        self, scopes: Any = None, *, tenant: Any = None, dialect: Any = None
+    ) -> list[dict[str, Any]]:
         """One tool taking anything."""
         return [{"name": "t", "inputSchema": {"type": "object"}}]
+
+    def dialect_for(self, client: Any) -> Any:
+        """Every client reads MCP's JSON Schema."""
+        return "mcp"
+
+    def sends_user_ui(self, client: Any) -> bool:
+        """Every client gets every block."""
+        return True
 
     def scope_key(self, identity: Any) -> None:
         """Every caller sees everything."""

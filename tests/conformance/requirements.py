@@ -1541,9 +1541,10 @@ CLAUSES: Final[tuple[Clause, ...]] = (
     ),
     Clause(
         "S16.4",
-        "After rendering, exact string forms of redacted values in view (4+ characters, 4+ digits) are censored in every non-data block.",
+        "Exact string forms of redacted values in view (4+ characters, 4+ digits) are censored in the data's other strings and, after rendering, in every non-data block.",
         tests=(
             "tests/conformance/test_s16_redaction.py::test_no_redacted_value_reaches_the_client",
+            "tests/conformance/test_s16_redaction.py::test_a_redacted_value_in_another_field_is_censored",
             "tests/conformance/test_s16_redaction.py::test_short_values_are_not_searched",
             "tests/conformance/test_s16_redaction.py::test_parts_added_after_the_presenter_are_searched_too",
         ),

@@ -292,10 +292,12 @@ async def test_presented_outside_a_paging_call_the_plain_limit_applies() -> None
 
 
 def test_paging_needs_a_presenter_with_a_limit() -> None:
-    """paging=True without a Presenter, or with one without a limit, fails at definition."""
+    """paging=True without a Presenter, with one without a limit, or with a view per
+    caller (whose limits may differ from the cursor's), fails at definition."""
     tool = Fusion("bad").tool("rows")
-    for returns in (None, Presenter("Row", Row), Presenter("Row", Row, limit=0)):
-        with pytest.raises(DefinitionError, match="paging needs returns= a Presenter with a limit"):
+    per_caller = {"rows:read": row_view, "*": row_view}
+    for returns in (None, Presenter("Row", Row), Presenter("Row", Row, limit=0), per_caller):
+        with pytest.raises(DefinitionError, match="paging needs returns= one Presenter with a lim"):
             tool.action("list", returns=returns, paging=True)(list_rows)
 
 

@@ -118,6 +118,36 @@ def test_every_block_carries_the_censor_output(data_format: Any) -> None:
     assert response.structured_content is None  # Presenters never send structured content
 
 
+class Visit(BaseModel):
+    """A visit whose note is free text anyone may type anything into."""
+
+    pet: str
+    owner_phone: str
+    note: str
+    tags: list[str]
+
+
+@pytest.mark.parametrize("data_format", ["json", "compact", "toon"])
+def test_a_redacted_value_in_another_field_is_censored(data_format: Any) -> None:
+    """SPEC §16: a redacted value typed into another field's text is censored there too."""
+    view = Presenter("Visit", Visit, redact=["owner_phone"], data_format=data_format)
+    rows = [
+        {"pet": "Rex", "owner_phone": "+351 912 345 678", "note": "ok", "tags": []},
+        {
+            "pet": "Tom",
+            "owner_phone": "+351 900 000 001",
+            "note": "Owner of Rex: call +351 912 345 678 first",
+            "tags": ["+351 900 000 001"],
+        },
+    ]
+    response = view.present(rows)
+    assert "912 345" not in "\n".join(response.blocks)
+    found = require_view(response)
+    assert [row["note"] for row in found.data] == ["ok", "Owner of Rex: call [REDACTED] first"]
+    assert found.data[1]["tags"] == ["[REDACTED]"]
+    assert rows[1]["note"] == "Owner of Rex: call +351 912 345 678 first"  # the caller's own
+
+
 def test_a_censor_function_and_none() -> None:
     """SPEC §16: a censor function decides the output; None has nothing to hide."""
 

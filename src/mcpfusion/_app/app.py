@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpfusion._app.concurrency import Running
+from mcpfusion._app.hosts import hosts_option
 from mcpfusion._app.lifespan import Lifespan, LifespanFactory, state_type
 from mcpfusion._app.listing import Announcer, Listings
 from mcpfusion._app.middleware import Middleware, check_middleware
@@ -32,6 +33,8 @@ from mcpfusion._tools.context import (
     RequestKind,
 )
 from mcpfusion._tools.cursors import DEFAULT_TTL, Cursors
+from mcpfusion._tools.dialects import Dialect, check_dialect
+from mcpfusion._tools.dialects import client_dialects as client_dialects_of
 from mcpfusion._tools.icon import Icon, icons_of, optional_text
 from mcpfusion._tools.listing import Listing
 from mcpfusion._tools.tool import Exposition, Tool
@@ -75,6 +78,16 @@ class Fusion(Listings, Surfaces):
             says otherwise.
         definitions: ``"lean"`` (default): tool definitions without what costs tokens and
             tells the model nothing new (``_lean``), or ``"full"``.
+        schema_dialect: whose rules every client's tool definitions follow: ``"mcp"``
+            (JSON Schema as written), ``"openai"`` (strict mode), ``"gemini"`` (the
+            function-declaration subset) or ``"anthropic"``. ``None`` (default): each
+            client's, by its ``clientInfo.name`` (``client_dialects``), else ``"mcp"``.
+        client_dialects: ``clientInfo`` names -> dialects, laid over the known hosts'
+            (``KNOWN_CLIENTS``: Claude, Codex, ChatGPT, Gemini CLI); ``"mcp"`` turns one off.
+        hosts_ignoring_audience: ``clientInfo`` names of hosts that send blocks for the
+            user (``audience: ["user"]``) to the model too: their answers leave those UI
+            blocks out. ``None`` (default): the hosts known to (``IGNORES_AUDIENCE``:
+            Claude Code); ``()`` sends them to every host.
         title: the name clients show people (``serverInfo.title``); ``name`` is the
             identifier.
         description: what the server does, for people (``serverInfo.description``).
@@ -117,6 +130,9 @@ class Fusion(Listings, Surfaces):
         delimiter: Delimiter | None = None,
         ui_audience: Audience | None = None,
         definitions: Definitions = "lean",
+        schema_dialect: Dialect | None = None,
+        client_dialects: Mapping[str, Dialect] | None = None,
+        hosts_ignoring_audience: Collection[str] | None = None,
         title: str | None = None,
         description: str | None = None,
         website_url: str | None = None,
@@ -155,6 +171,11 @@ class Fusion(Listings, Surfaces):
             raise DefinitionError(f"app '{name}': {exc}") from None
         self.definitions: Definitions = definitions
         owner = f"app '{name}'"
+        self.schema_dialect: Dialect | None = (
+            None if schema_dialect is None else check_dialect(owner, schema_dialect)
+        )
+        self._client_dialects = client_dialects_of(owner, client_dialects)
+        self._ignoring_audience = hosts_option(owner, hosts_ignoring_audience)
         self.title = optional_text(owner, "title", title)
         self.description = optional_text(owner, "description", description)
         self.website_url = optional_text(owner, "website_url", website_url)
@@ -357,12 +378,30 @@ class Fusion(Listings, Surfaces):
         self._pipeline = pipeline
         return pipeline
 
+    def sends_user_ui(self, client: str | None) -> bool:
+        """Whether answers to the client named ``client`` keep the UI blocks for the user:
+        not for a host that would send them to the model too (``hosts_ignoring_audience``)."""
+        return client not in self._ignoring_audience
+
+    def dialect_for(self, client: str | None) -> Dialect:
+        """The schema dialect of the client named ``client`` (its ``clientInfo.name``)."""
+        if self.schema_dialect is not None:
+            return self.schema_dialect
+        found = self._client_dialects.get(client) if client is not None else None
+        return found or "mcp"
+
     async def list_tools_for(
-        self, identity: Identity | None, meta: Mapping[str, Any] = NO_META
+        self,
+        identity: Identity | None,
+        meta: Mapping[str, Any] = NO_META,
+        client: str | None = None,
     ) -> list[dict[str, Any]]:
-        """The ``tools/list`` of one caller: its scopes', its tenant's, and, with a
-        ``workflow``, only the tools with an action its current state allows."""
-        tools = self.list_tools(self.scope_key(identity), tenant=tenant_of(identity))
+        """The ``tools/list`` of one caller: its scopes', its tenant's, in its client's
+        schema dialect, and, with a ``workflow``, only the tools with an action its
+        current state allows."""
+        tools = self.list_tools(
+            self.scope_key(identity), tenant=tenant_of(identity), dialect=self.dialect_for(client)
+        )
         if self.workflow is None:
             return tools
         self._bind_caller_store()

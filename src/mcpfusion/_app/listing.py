@@ -12,6 +12,7 @@ from mcpfusion._present.statesync import unmatched
 from mcpfusion._surface.surface import Surface
 from mcpfusion._surface.ui_app import emits_ui, point_tools
 from mcpfusion._tools.catalog import Catalog
+from mcpfusion._tools.dialects import Dialect, in_dialect
 from mcpfusion._tools.tool import Tool
 
 logger = logging.getLogger("mcpfusion")
@@ -35,6 +36,7 @@ class Listings:
     surface: Surface
     ui_app_uri: str | None
     toggled: bool
+    schema_dialect: Dialect | None
     _tools: Mapping[str, Tool]
     _listed: Mapping[str, Tool]
     _announcers: list[Announcer]
@@ -72,7 +74,8 @@ class Listings:
         """
         catalog = self._frozen()
         key = scopes_of(identity) & catalog.scopes
-        return None if key == catalog.scopes else key
+        # With a Presenter per caller, holding every scope still picks one view of several.
+        return None if key == catalog.scopes and not catalog.per_caller else key
 
     def announce_changes(self, announcer: Announcer) -> None:
         """Registers ``announcer(tenant, listed)``, awaited when a tool (``listed`` is
@@ -94,7 +97,11 @@ class Listings:
         return [t for t in listed if self._listed[t["name"]].enabled_for(tenant)]
 
     def list_tools(
-        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
+        self,
+        scopes: Collection[str] | None = None,
+        *,
+        tenant: str | None = None,
+        dialect: Dialect | None = None,
     ) -> list[dict[str, Any]]:
         """Exactly the MCP ``Tool`` objects of ``tools/list``, as JSON-compatible dicts.
 
@@ -103,6 +110,8 @@ class Listings:
                 with none disappears). ``None`` lists everything, as the developer sees it.
             tenant: the tenant the caller acts for: a tool disabled for it (or, for
                 ``None``, for everyone) is left out (``Tool.disable``).
+            dialect: whose rules the input schemas follow (``_dialects``); ``None``:
+                the app's ``schema_dialect``, else MCP's JSON Schema as written.
 
         Raises:
             DefinitionError: if a tool is incomplete (no actions, or nothing for
@@ -115,9 +124,16 @@ class Listings:
         tools = self._shown(listed, tenant) if self.toggled else listed
         if self.ui_app_uri is not None:
             point_tools(tools, self._shows_ui, self.ui_app_uri)
+        dialect = dialect or self.schema_dialect
+        if dialect is not None and dialect != "mcp":
+            tools = [in_dialect(tool, dialect) for tool in tools]
         return tools
 
     def _shows_ui(self, listed: str) -> bool:
         """Whether an action the listed tool leads to has a Presenter that can send UI."""
         route = self._frozen().routes[listed]  # a flat route's actions hold its one action
-        return any(emits_ui(action.presenter) for action in route.actions.values())
+        # A selector's Presenters are known per call only: it may send UI.
+        return any(
+            any(map(emits_ui, a.presenters)) or (a.views is not None and not a.presenters)
+            for a in route.actions.values()
+        )

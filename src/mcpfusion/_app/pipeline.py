@@ -21,6 +21,7 @@ from mcpfusion._present.failures import (
     forbidden,
     from_exception,
     missing_discriminator,
+    no_view,
     timed_out,
     unknown_action,
     unknown_tool,
@@ -209,8 +210,12 @@ class Pipeline:
         if requires and not requires <= scopes_of(identity):  # a subset test allocates nothing
             # Before validation: a caller without the scopes learns nothing of the inputs.
             rejection = forbidden(requires - scopes_of(identity))
-        else:
+        elif action.views is not None and action.views.refuses:
+            rejection = self._unviewed(action, identity)
+        if rejection is None:
             problems = []
+            if None in args.values():  # null is absent where a dialect made it nullable
+                _drop_nulls(args, action, route)
             if route.select_keys is not None and SELECT in args:
                 raw = args.pop(SELECT)
                 problems = select_problems(raw, route.select_keys)
@@ -237,6 +242,19 @@ class Pipeline:
             TOOL_CALL, action.tool, action.name, action, kwargs, identity, meta, client,
             factory, rejection, None, select, progress, page,
         )  # fmt: skip
+
+    @staticmethod
+    def _unviewed(action: Action, identity: Identity | None) -> ToolResponse | None:
+        """A caller with no Presenter of its own is refused before the handler runs."""
+        views = action.views
+        if views is None:
+            return None
+        try:
+            if views.pick(identity) is not None:
+                return None
+        except Exception as exc:  # a selector's own defect fails the call, not the server
+            return action.failed(from_exception(exc, action.tool, action.name))
+        return no_view(views.scopes)
 
     def dispatch(
         self,
@@ -313,7 +331,9 @@ class Pipeline:
         """
         try:
             context = None
+            identity = None
             if request is not None:
+                identity = request.identity
                 context = factory(request)
                 # A class (the default, Context) never returns an awaitable: skip the check.
                 if not isinstance(factory, type) and inspect.isawaitable(context):
@@ -334,14 +354,18 @@ class Pipeline:
                 return await outcome.finished(value, context)
             cap = self._app.max_bytes if action.max_bytes is None else action.max_bytes
             if around_render is None:
-                response = await action.respond(value, context, select, page)
+                response = await action.respond(value, context, select, page, identity)
                 if cap is not None:  # a test, not a frame more for every uncapped call
-                    response = await action.fit(response, value, context, select, cap, page)
+                    response = await action.fit(
+                        response, value, context, select, cap, page, identity
+                    )
             else:
                 with around_render():
-                    response = await action.respond(value, context, select, page)
+                    response = await action.respond(value, context, select, page, identity)
                     if cap is not None:
-                        response = await action.fit(response, value, context, select, cap, page)
+                        response = await action.fit(
+                            response, value, context, select, cap, page, identity
+                        )
             if action.invalidates and not response.is_error and request is not None:
                 response = await _invalidated(action, request, response)
             return response
@@ -365,6 +389,21 @@ class Pipeline:
         """A resource's or prompt's response with its suggestion targets checked and
         spelled as the catalog lists them, as a tool's are."""
         return self.catalog.targets.checked(response, None)
+
+
+def _drop_nulls(args: dict[str, Any], action: Action, route: Route) -> None:
+    """Drops each ``null`` that means "absent": ``_select``'s, an optional parameter's
+    whose type takes no ``null``, and one of a parameter only other actions of the listed
+    tool take. A strict schema dialect (``_dialects``) makes them nullable, as every
+    property is then required; ``null`` anywhere else is still validated as sent.
+    """
+    for name in [name for name, value in args.items() if value is None]:
+        if (
+            name == SELECT
+            or name in action.null_absent
+            or (name not in action.wires and any(name in a.wires for a in route.actions.values()))
+        ):
+            del args[name]
 
 
 async def _given(response: ToolResponse) -> ToolResponse:

@@ -72,6 +72,25 @@ def forbidden(missing: Collection[str]) -> ToolResponse:
     )
 
 
+def no_view(scopes: Collection[str]) -> ToolResponse:
+    """``FORBIDDEN``: an action with a Presenter per caller has none for this one.
+
+    Names the scopes that would choose a view (none for a selector), as ``forbidden``
+    names the missing ones.
+    """
+    if scopes:
+        names = ", ".join(f"'{scope}'" for scope in sorted(scopes))
+        needs = f"one of the scopes {names}" if len(scopes) > 1 else f"the scope {names}"
+        message = f"This call needs {needs}, which the caller does not have."
+    else:
+        message = "This call has no view of its data for this caller."
+    return framework_error(
+        "FORBIDDEN",
+        message,
+        recovery="Do not retry. Tell the user this needs a permission they have not granted.",
+    )
+
+
 def rate_limited(retry_after: int) -> ToolError:
     """``RATE_LIMITED``, raised by the rate-limit middleware to short-circuit a call."""
     return ToolError(

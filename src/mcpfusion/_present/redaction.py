@@ -1,10 +1,11 @@
-"""Redaction (SPEC §16): censored values in the data, and their traces in every other block.
+"""Redaction (SPEC §16): censored values in the data, and their traces everywhere else.
 
 A Presenter names the fields to redact by path: ``ssn``, ``*.email`` (``*`` is any key),
 ``lines[*].cost`` (``[*]`` is any list item). Callbacks run on the real values; then each
 redacted value of the rows in view is replaced in the data by the censor's output, and its
-exact string form (strings of 4+ characters, numbers of 4+ digits) is searched for in every
-other part of the response and replaced there too, whatever a callback did with it.
+exact string form (strings of 4+ characters, numbers of 4+ digits) is searched for in the
+data's other strings (a phone typed into a note) and every other part of the response, and
+replaced there too, whatever a callback or the data did with it.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import typing
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from itertools import compress, repeat
+from itertools import chain, repeat
 from typing import Any, Final
 
+import ahocorasick
 from pydantic import BaseModel
 
 from mcpfusion._errors import DefinitionError
@@ -40,6 +42,8 @@ shorter values would match inside unrelated text."""
 _ANY: Final = "*"
 _ITEMS: Final = "[*]"
 _SEGMENT: Final = re.compile(r"(\*|[^.\[\]*]+)((?:\[\*\])*)")
+_ESCAPED: Final = re.compile(r'["\\\x00-\x1f]')
+"""A character JSON writes escaped: a form holding one is also searched for escaped."""
 # Up to this many forms, searching the text for each is cheaper than indexing them.
 _FEW: Final = 32
 
@@ -47,8 +51,6 @@ _TEXT_KINDS: Final[tuple[tuple[str, Callable[[Any], str], Callable[[Any, str], A
     (kind.field, kind.text, kind.with_text) for kind in BULLET_KINDS if kind.text is not None
 )
 """The bullet kinds whose entries carry free text: (field, its text, the entry rewritten)."""
-
-_PREFIX: Final = operator.itemgetter(slice(0, MIN_TRACE))
 
 
 def parse_path(owner: str, path: str) -> tuple[str, ...]:
@@ -303,29 +305,73 @@ def _get(nodes: list[Any], key: str) -> list[Any]:
         return [node.get(key) if isinstance(node, dict) else None for node in nodes]
 
 
-def _windows(text: str, forms: Mapping[str, str]) -> set[str]:
-    """The forms that occur in ``text``, found without searching for each form.
+def _occurring(forms: Sequence[str]) -> Callable[[str], set[str]]:
+    """What finds the forms that occur in a text: one pass of an Aho-Corasick automaton.
 
-    The text's 4-character windows that begin some form mark where a form may start;
-    only there are windows of the forms' lengths looked up. Every loop over the text runs
-    in C (``map``, ``compress``), so 10,000 forms against a few kilobytes of text cost
-    about a millisecond.
+    The automaton is built once for every text searched, and both run in C
+    (pyahocorasick), so the cost follows the texts' length plus the number of forms,
+    never their product.
     """
-    size = len(text)
-    if size < MIN_TRACE:
-        return set()
-    starts = range(size - MIN_TRACE + 1)
-    grams = list(map(text.__getitem__, map(slice, starts, range(MIN_TRACE, size + 1))))
-    hot = set(map(_PREFIX, forms)).intersection(grams)
-    if not hot:
-        return set()
-    lengths = sorted(n for n in set(map(len, forms)) if n >= MIN_TRACE)
-    return {
-        window
-        for at in compress(starts, map(hot.__contains__, grams))
-        for n in lengths
-        if (window := text[at : at + n]) in forms
-    }
+    automaton = ahocorasick.Automaton()
+    deque(map(automaton.add_word, forms, forms), maxlen=0)  # each form is its own value
+    automaton.make_automaton()
+
+    def hits(text: str) -> set[str]:
+        return {form for _, form in automaton.iter(text)}
+
+    return hits
+
+
+_HOLDERS: Final = frozenset({str, dict, list, tuple})
+"""The types of values that hold text, or values that may."""
+
+
+def _strings(data: Any, shortest: int) -> set[str]:
+    """The distinct strings in ``data`` that may hold a form ``shortest`` long, at any depth.
+
+    Read a column at a time (one key of every row, in C: ``map``, ``set``), so a column
+    of ids, statuses or names costs a few C loops, not a Python step per value, and a
+    column whose values are all shorter than ``shortest`` is left at once.
+    """
+    found: set[str] = set()
+    columns: list[list[Any]] = [data if isinstance(data, list) else [data]]
+    while columns:
+        column = columns.pop()
+        kinds = set(map(type, column))
+        if kinds.isdisjoint(_HOLDERS) and not any(issubclass(k, Mapping) for k in kinds):
+            continue  # numbers, dates, None: no text to search
+        if kinds == {str}:
+            if max(map(len, column)) >= shortest:  # else no value can hold a form
+                found.update(column)
+        elif kinds == {dict}:
+            for key in set().union(*map(dict.keys, column)):
+                columns.append(list(map(dict.get, column, repeat(key))))
+        elif column:  # mixed: each kind on its own
+            found.update(v for v in column if type(v) is str and len(v) >= shortest)
+            rows = [v for v in column if type(v) is dict or isinstance(v, Mapping)]
+            if rows:
+                columns.append([value for row in rows for value in row.values()])
+            nested = [v for v in column if isinstance(v, list | tuple)]
+            if nested:
+                columns.append(list(chain.from_iterable(nested)))
+    return found
+
+
+def _scrubbed(node: Any, text: Callable[[str], str]) -> Any:
+    """``node`` with ``text`` applied to every string in it; a container is copied only
+    where something inside it changed (it may be the caller's own, passed through)."""
+    if isinstance(node, str):
+        return text(node)
+    if isinstance(node, dict):
+        changed = {key: _scrubbed(value, text) for key, value in node.items()}
+        same = all(changed[key] is value for key, value in node.items())
+        return node if same else changed
+    if isinstance(node, list | tuple):
+        items = [_scrubbed(item, text) for item in node]
+        if all(new is old for new, old in zip(items, node, strict=True)):
+            return node
+        return items if isinstance(node, list) else tuple(items)
+    return node
 
 
 def _rebuilt(schema: Any, steps: tuple[str, ...]) -> bool:
@@ -398,33 +444,52 @@ class Scrubber:
     """Replaces the traces of redacted values in the parts of a response, longest first.
 
     With many values (one per row in view), the text is searched for all of them at once
-    (``_windows``), so the cost follows the text's length, not the number of rows; with a
-    few, each is searched for.
+    (``_occurring``), so the cost follows the text's length plus the number of values, not
+    their product; with a few, each is searched for. The search is made once per response
+    and used for every text.
     """
 
-    __slots__ = ("_traces",)
+    __slots__ = ("_forms", "_hits", "_traces")
 
     def __init__(self, traces: Traces) -> None:
         self._traces = traces
+        self._forms: dict[str, str] | None = None
+        self._hits: Callable[[str], set[str]] | None = None
+
+    def _search(self) -> tuple[dict[str, str], Callable[[str], set[str]]]:
+        """The forms and what finds them in a text, made on first use."""
+        if self._forms is None or self._hits is None:
+            forms = self._forms = self._traces.forms()
+            searched = [form for form in forms if len(form) >= MIN_TRACE]
+            if len(searched) <= _FEW:
+                self._hits = lambda text: {form for form in searched if form in text}
+            else:
+                self._hits = _occurring(searched)
+        return self._forms, self._hits
+
+    def _shortest(self) -> int:
+        """The length of the shortest form searched for: shorter strings cannot hold one."""
+        forms, _ = self._search()
+        return max(MIN_TRACE, min(map(len, forms), default=MIN_TRACE))
 
     def found(self, texts: Iterable[str]) -> list[tuple[str, str]]:
         """The traces that occur in ``texts`` with their replacements, longest first."""
         joined = "\0".join(texts)
-        forms = self._traces.forms()
-        if len(forms) <= _FEW:
-            hits = {form for form in forms if len(form) >= MIN_TRACE and form in joined}
-        else:
-            hits = _windows(joined, forms)
-        found = {hit: forms[hit] for hit in hits}
-        if "\\" in joined:  # JSON inside a UI block (ui.json, echarts) escapes " and \
-            for form in forms:
+        if len(joined) < MIN_TRACE:
+            return []
+        forms, hits_in = self._search()
+        found = {hit: forms[hit] for hit in hits_in(joined)}
+        if "\\" in joined:  # JSON (the data, ui.json, echarts) escapes " and \
+            for form in filter(_ESCAPED.search, forms):
                 escaped = json.dumps(form, ensure_ascii=False)[1:-1]
-                if escaped != form and len(form) >= MIN_TRACE and escaped in joined:
+                if len(form) >= MIN_TRACE and escaped in joined:
                     found[escaped] = forms[form]
         return sorted(found.items(), key=lambda item: -len(item[0]))
 
     def view(self, view: ResponseView) -> ResponseView:
-        """The view with every trace replaced outside its data (already censored)."""
+        """The view with every trace replaced: in the data's other strings (its redacted
+        values are censored already: a phone typed into a note) and in every other part."""
+        in_data = self.found(_strings(view.data, self._shortest()))
         blocks = (*view.ui_blocks, *view.embeds)
         found = self.found(
             [
@@ -438,14 +503,10 @@ class Scrubber:
                 ),
             ]
         )
+        data = _scrubbed(view.data, _replacer(in_data)) if in_data else view.data
         if not found:
-            return view
-
-        def text(value: str) -> str:
-            for trace, replacement in found:
-                if trace in value:
-                    value = value.replace(trace, replacement)
-            return value
+            return replace(view, data=data) if in_data else view
+        text = _replacer(found)
 
         def block(ui: UIBlock) -> UIBlock:
             # A type stays one line, whatever a censor function returns.
@@ -460,7 +521,19 @@ class Scrubber:
         }
         return replace(
             view,
+            data=data,
             ui_blocks=tuple(map(block, view.ui_blocks)),
             embeds=tuple(map(block, view.embeds)),
             **bullets,
         )
+
+
+def _replacer(found: Sequence[tuple[str, str]]) -> Callable[[str], str]:
+    """Replaces every trace of ``found`` (longest first) in a text, in one pass."""
+    pattern = re.compile("|".join(re.escape(trace) for trace, _ in found))
+    table = dict(found)
+
+    def text(value: str) -> str:
+        return pattern.sub(lambda match: table[match.group()], value)
+
+    return text

@@ -120,6 +120,7 @@ class HotPath:
         # Over stdio the caller is the process owner: the app's local identity, whose
         # scopes decide what it sees (as build_server's caller() says).
         self._identity = app.local_identity
+        self._client_name: str | None = None  # from initialize's clientInfo, if sent
 
     def take(self, message: dict[str, Any], version: str) -> bool:
         """Answers ``message`` if it is a request this path serves as the SDK would."""
@@ -136,7 +137,9 @@ class HotPath:
                 return False
             return self._call(request_id, *shape)
         if method == "tools/list" and (params is None or params == {}) and not self._changes():
-            self._out.write(self._lists.line(request_id, self._identity, version))
+            self._out.write(
+                self._lists.line(request_id, self._identity, version, self._client_name)
+            )
             return True
         return False
 
@@ -184,6 +187,10 @@ class HotPath:
     def _changes(self) -> bool:
         """Whether the app's tool list changed at run time: the SDK then lists the tools."""
         return self._app.toggled
+
+    def set_client(self, name: str) -> None:
+        """Notes the client's ``clientInfo.name``: its ``tools/list`` is in its dialect."""
+        self._client_name = name
 
     def set_level(self, level: object) -> None:
         """Notes the level of a ``logging/setLevel`` the SDK answers (it is the client's)."""
@@ -240,7 +247,14 @@ class HotPath:
         progress: Progress,
     ) -> ToolResponse:
         return await respond(
-            self._app, name, arguments, meta, progress, self._identity, self._client
+            self._app,
+            name,
+            arguments,
+            meta,
+            progress,
+            self._identity,
+            self._client,
+            self._client_name,
         )
 
     def _progress(self, token: str | int, call: _Call) -> Progress:

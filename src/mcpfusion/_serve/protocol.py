@@ -10,6 +10,7 @@ from mcpfusion._identity import Identity
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._tools.client import ClientChannel
 from mcpfusion._tools.context import Progress
+from mcpfusion._tools.dialects import Dialect
 
 __all__ = ["ServableApp"]
 
@@ -36,8 +37,20 @@ class ServableApp(Protocol):
         ...
 
     def list_tools(
-        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
+        self,
+        scopes: Collection[str] | None = None,
+        *,
+        tenant: str | None = None,
+        dialect: Dialect | None = None,
     ) -> list[dict[str, Any]]: ...
+
+    def sends_user_ui(self, client: str | None) -> bool:
+        """Whether answers to the client named ``client`` keep the blocks for the user."""
+        ...
+
+    def dialect_for(self, client: str | None) -> Dialect:
+        """The schema dialect of the client whose ``clientInfo.name`` is ``client``."""
+        ...
 
     def scope_key(self, identity: Identity | None) -> frozenset[str] | None: ...
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from mcp import types
@@ -16,7 +17,7 @@ from mcpfusion._serve.protocol import ServableApp
 from mcpfusion._tools.client import ClientChannel
 from mcpfusion._tools.context import Progress
 
-__all__ = ["call_result", "respond", "sent_result", "to_call_tool_result"]
+__all__ = ["call_result", "respond", "sent_result", "to_call_tool_result", "without_user_ui"]
 
 logger = logging.getLogger("mcpfusion")
 
@@ -29,6 +30,7 @@ async def respond(
     progress: Progress,
     identity: Identity | None,
     client: ClientChannel,
+    client_name: str | None = None,
 ) -> ToolResponse:
     """The app's answer to a ``tools/call``, the same on the SDK's path and the hot paths.
 
@@ -36,7 +38,8 @@ async def respond(
     contain becomes the escaped-error result. A question of 2026-07-28 (``InputNeeded``),
     a refused capability (``ClientLacks``) and a cancellation are ``BaseException``s and
     propagate: the SDK's path answers the first two (the hot paths serve no session
-    where they arise).
+    where they arise). A host that would send blocks for the user to the model too
+    (``client_name``, its ``clientInfo.name``; ``sends_user_ui``) gets none.
     """
     try:
         response = await app.call_tool(
@@ -47,7 +50,25 @@ async def respond(
     except Exception:
         logger.exception("tool %s raised out of the app", preview(name))
         response = escaped(name)
+    if response.annotations and not app.sends_user_ui(client_name):
+        response = without_user_ui(response)
     return response
+
+
+def without_user_ui(response: ToolResponse) -> ToolResponse:
+    """``response`` without its blocks for the user only (``audience: ["user"]``)."""
+    kept = [
+        i
+        for i, marks in enumerate(response.annotations)
+        if marks is None or set(marks.audience) != {"user"}
+    ]
+    if len(kept) == len(response.blocks) or not (kept or response.attachments):
+        return response
+    return replace(
+        response,
+        blocks=tuple(response.blocks[i] for i in kept),
+        annotations=tuple(response.annotations[i] for i in kept),
+    )
 
 
 def call_result(response: ToolResponse) -> dict[str, Any]:

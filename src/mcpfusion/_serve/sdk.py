@@ -130,13 +130,15 @@ def build_server(
     ) -> types.ListToolsResult:
         identity = caller(app, ctx)
         cursor = params.cursor if params is not None else None
+        setup = ctx.session.client_params
+        client = setup.client_info.name if setup is not None else None
         per_caller = getattr(app, "list_tools_for", None)
         if getattr(app, "workflow", None) is not None and per_caller is not None:
             # A workflow lists by each caller's state, so nothing is shared.
-            found = await per_caller(identity, ctx.meta or {})
+            found = await per_caller(identity, ctx.meta or {}, client)
             shown = [types.Tool.model_validate(t) for t in found]
             return paged(shown, cursor, lists.page_size)
-        return lists.result(identity, cursor)
+        return lists.result(identity, client, cursor)
 
     async def changed(tenant: str | None, listed: str = "tools") -> None:
         if listed == "prompts":
@@ -159,9 +161,18 @@ def build_server(
         if tasks is not None and begins == "handler":
             identity = caller(app, ctx)
             return await tasks.begin_in_handler(ctx, params, identity, principal(app, ctx), client)
+        setup = ctx.session.client_params
+        name = setup.client_info.name if setup is not None else None
         try:
             response = await respond(
-                app, params.name, params.arguments, ctx.meta, progress, caller(app, ctx), client
+                app,
+                params.name,
+                params.arguments,
+                ctx.meta,
+                progress,
+                caller(app, ctx),
+                client,
+                name,
             )
         except InputNeeded as need:  # a question, asked by ending this round (2026-07-28)
             return input_required(need)

@@ -14,8 +14,10 @@ import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from mcpfusion._errors import DefinitionError
+from mcpfusion._identity import Identity
 from mcpfusion._present.builder import ResponseBuilder, as_response
 from mcpfusion._present.content import attachments_of
+from mcpfusion._present.failures import no_view
 from mcpfusion._present.paging import Pager
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.response import ToolResponse, attached, render_value, success
@@ -28,6 +30,7 @@ from mcpfusion._tools.declared import DeclaredSchema
 from mcpfusion._tools.jsonschema import QuietJsonSchema
 from mcpfusion._tools.structured import OutputSchema, failed
 from mcpfusion._tools.threads import run_in_thread
+from mcpfusion._tools.views import Returns, Views
 
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 """Names MCP allows for tools; action names follow the same rule."""
@@ -79,7 +82,7 @@ class Action:
         handler: Callable[..., Any],
         *,
         description: str = "",
-        returns: Presenter | None = None,
+        returns: Returns = None,
         output_schema: Any = None,
         read_only: bool = False,
         destructive: bool = False,
@@ -113,13 +116,21 @@ class Action:
             raise DefinitionError(f"{owner}: the handler must be callable; got {handler!r}")
         if not isinstance(description, str):
             raise DefinitionError(f"{owner}: description must be a str")
-        if returns is not None and not isinstance(returns, Presenter):
-            raise DefinitionError(f"{owner}: returns= takes a Presenter; got {returns!r}")
         if returns is not None and output_schema is not None:
             raise DefinitionError(
                 f"{owner}: pass either returns= (a Presenter) or output_schema= (structured "
                 "output), not both; Presenters never produce structuredContent."
             )
+        views = None
+        # Every Presenter it is known to render with (a selector's are known per call).
+        self.presenters: tuple[Presenter, ...] = ()
+        if isinstance(returns, Presenter):
+            self.presenters = (returns,)
+        elif returns is not None:
+            views = Views(owner, returns)
+            self.presenters = views.presenters
+        self.views = views
+        """The Presenter per caller (``returns=`` a mapping or a selector), if any."""
         for flag, value in (
             ("read_only", read_only),
             ("destructive", destructive),
@@ -131,10 +142,11 @@ class Action:
             raise DefinitionError(f"{owner}: an action cannot be both read_only and destructive")
         if not isinstance(paging, bool):
             raise DefinitionError(f"{owner}: paging must be True or False; got {paging!r}")
-        if paging and not (returns is not None and returns.limit):
+        if paging and not (isinstance(returns, Presenter) and returns.limit):
+            # One Presenter: a view per caller could page by another limit than the cursor's.
             raise DefinitionError(
-                f"{owner}: paging needs returns= a Presenter with a limit (the rows of one "
-                "page), e.g. Presenter(..., limit=50)"
+                f"{owner}: paging needs returns= one Presenter with a limit (the rows of one "
+                "page), e.g. Presenter(..., limit=50), not a view per caller"
             )
         self.pages = paging
         """Whether it pages its Presenter's list, so accepts ``_cursor`` (SPEC §5.4)."""
@@ -163,7 +175,8 @@ class Action:
         self.name = name
         self.handler = handler
         self.description = description
-        self.presenter = returns
+        self.presenter = returns if isinstance(returns, Presenter) else None
+        """The one Presenter of every caller; ``None`` without one or with ``views``."""
         self.output = OutputSchema(output_schema, owner) if output_schema is not None else None
         self.read_only = read_only
         self.destructive = destructive
@@ -215,6 +228,13 @@ class Action:
             )
             for field, info in self.params_model.model_fields.items()
         )
+        self.wires = frozenset(p.wire for p in self.params)
+        """The argument names agents send."""
+        properties = self.params_schema.get("properties", {})
+        self.null_absent = frozenset(
+            p.wire for p in self.params if not p.required and not _takes_null(properties, p.wire)
+        )
+        """The optional parameters whose type takes no ``null``: there it means absent."""
         self.declared = None if input_schema is None else DeclaredSchema(owner, input_schema)
         """The input schema declared as JSON Schema (``input_schema=``), if any: then it is
         the advertised ``params_schema`` and what ``parse`` enforces."""
@@ -236,7 +256,10 @@ class Action:
         self.talks = bool(self.invalidates or self.confirm or self.requires_client)
         # Nothing of the call's request reaches the handler (no context, no state), and
         # no step of the call path reads it (a timeout cancels through it, talking uses it).
-        self.without_request = not (self.injected or self.state_params or self.talks or timeout)
+        # A Presenter per caller reads the caller's identity off the request.
+        self.without_request = not (
+            self.injected or self.state_params or self.talks or timeout or views
+        )
 
     def __repr__(self) -> str:
         return f"Action({self.tool!r}, {self.name!r})"
@@ -256,6 +279,8 @@ class Action:
         """The top-level keys of this action's response schema; empty without one."""
         if self.presenter is not None:
             return self.presenter.select_keys
+        if self.views is not None:
+            return tuple(dict.fromkeys(k for p in self.presenters for k in p.select_keys))
         if self.output is not None:
             return self.output.keys
         return ()
@@ -310,17 +335,39 @@ class Action:
         """The envelope a failed call sends: on a structured action, always an error."""
         return failed(response) if self.output is not None else response
 
+    def select_keys_for(self, scopes: frozenset[str]) -> tuple[str, ...]:
+        """The top-level keys of the response schema a caller holding ``scopes`` gets."""
+        if self.views is None or self.views.selector is not None:
+            return self.select_keys
+        view = self.views.view_for(scopes)
+        return view.select_keys if view is not None else ()
+
+    def shown_to(self, scopes: frozenset[str]) -> bool:
+        """Whether a caller holding ``scopes`` may call it, so sees it listed."""
+        return self.requires <= scopes and (self.views is None or self.views.shown_to(scopes))
+
     async def respond(
-        self, value: Any, context: Any, select: Sequence[str] | None, page: Pager | None = None
+        self,
+        value: Any,
+        context: Any,
+        select: Sequence[str] | None,
+        page: Pager | None = None,
+        identity: Identity | None = None,
     ) -> ToolResponse:
         """Turns the handler's value into the response: SPEC §13's one wrapping rule.
 
-        ``page`` is the page a call of a paging action asks for (SPEC §5.4).
+        ``page`` is the page a call of a paging action asks for (SPEC §5.4); ``identity``
+        picks the Presenter of an action with one per caller (``views``).
 
         Raises:
             PresenterError, SerializationError, OutputMismatchError: server defects.
+            TypeError: a ``returns=`` selector gave something other than a Presenter.
         """
         output, presenter = self.output, self.presenter
+        if self.views is not None:
+            presenter = self.views.pick(identity)
+            if presenter is None:  # admitted, yet the selector now refuses: send nothing
+                return no_view(self.views.scopes)
         if type(value) is ResponseBuilder:
             value.caused_by(self.state_name)  # its invalidation entries are this action's
         if output is not None:
@@ -341,6 +388,7 @@ class Action:
         select: Sequence[str] | None,
         cap: int,
         page: Pager | None = None,
+        identity: Identity | None = None,
     ) -> ToolResponse:
         """``response`` (what ``respond`` made of ``value``) fitted under ``cap`` bytes:
         rows left out are left out by rendering fewer of them again (SPEC §17).
@@ -353,7 +401,7 @@ class Action:
         """
 
         def render(part: Any) -> Awaitable[ToolResponse]:
-            return self.respond(part, context, select)
+            return self.respond(part, context, select, None, identity)
 
         rows = value if page is None else None
         return await capped(response, rows, render, cap, self.tool, self.name)
@@ -417,6 +465,20 @@ def wrap(
 
 
 _PLAIN: Final = frozenset({str, int, float, bool, dict})
+
+
+def _takes_null(properties: Mapping[str, Any], name: str) -> bool:
+    """Whether the JSON Schema of parameter ``name`` accepts ``null``."""
+    prop = properties.get(name)
+    if not isinstance(prop, Mapping):
+        return True  # described by nothing: leave its null to validation
+    kind = prop.get("type")
+    branches = prop.get("anyOf") or ()
+    return (
+        kind == "null"
+        or (isinstance(kind, list) and "null" in kind)
+        or {"type": "null"} in branches
+    )
 
 
 def _unread() -> None:

@@ -69,6 +69,8 @@ class Catalog:
             what it sees.
         lean: whether definitions are written lean (``_lean``), callers' views too.
         tasked: the listed names with an action whose calls may run as MCP tasks.
+        per_caller: whether an action has a Presenter per caller (``returns=`` a mapping),
+            whose ``_select`` keys each caller's definition names.
     """
 
     definitions: tuple[Definition, ...]
@@ -78,6 +80,7 @@ class Catalog:
     scopes: frozenset[str] = frozenset()
     lean: bool = False
     tasked: frozenset[str] = frozenset()
+    per_caller: bool = False
     _views: dict[frozenset[str], tuple[Definition, ...]] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -100,14 +103,19 @@ class Catalog:
         targets = Targets.of(routes)
         for route in routes.values():
             for action in route.actions.values():
-                if action.presenter is not None:
-                    problems.extend(static_problems(action.presenter, targets, route))
+                for presenter in action.presenters:
+                    problems.extend(static_problems(presenter, targets, route))
+        # The scopes that pick a Presenter per caller change what a caller sees, too.
         scopes = frozenset(
-            scope for r in routes.values() for a in r.actions.values() for scope in a.requires
+            scope
+            for r in routes.values()
+            for a in r.actions.values()
+            for scope in (a.requires | a.views.scopes if a.views else a.requires)
         )
         tasked = frozenset(
             name for name, r in routes.items() if any(a.task != "never" for a in r.actions.values())
         )
+        per_caller = any(a.views for r in routes.values() for a in r.actions.values())
         return cls(
             tuple(definitions),
             routes,
@@ -116,6 +124,7 @@ class Catalog:
             scopes,
             lean,
             tasked,
+            per_caller,
         )
 
     def tasked_action(self, name: str, arguments: Mapping[str, Any] | None) -> Action | None:
@@ -155,7 +164,7 @@ class Catalog:
         annotations) and disappears without any; a flat tool's definitions are reused.
         """
         key = scopes & self.scopes
-        if key == self.scopes:
+        if key == self.scopes and not self.per_caller:
             return self.definitions
         shown = self._views.get(key)
         if shown is None:
@@ -169,15 +178,13 @@ class Catalog:
     @staticmethod
     def visible_actions(route: Route, scopes: frozenset[str]) -> list[str]:
         """The names of the actions behind ``route`` a caller holding ``scopes`` may call."""
-        return [a.name for a in route.actions.values() if a.requires <= scopes]
+        return [a.name for a in route.actions.values() if a.shown_to(scopes)]
 
     @staticmethod
     def visible_elsewhere(route: Route, scopes: frozenset[str]) -> dict[str, str]:
         """A split tool's other-half actions such a caller may call -> the name listing them."""
         tool = route.tool
-        return {
-            a: name for a, name in route.elsewhere.items() if tool.actions[a].requires <= scopes
-        }
+        return {a: name for a, name in route.elsewhere.items() if tool.actions[a].shown_to(scopes)}
 
 
 def _visible(
@@ -185,11 +192,11 @@ def _visible(
 ) -> Iterable[Definition]:
     for definition in definitions:
         actions = list(definition.route.actions.values())
-        shown = [a for a in actions if a.requires <= scopes]
-        if len(shown) == len(actions):
+        shown = [a for a in actions if a.shown_to(scopes)]
+        if len(shown) == len(actions) and not any(a.views for a in shown):
             yield definition
-        elif shown:  # a grouped (or split) tool, some of whose actions are hidden
-            yield from _define(definition.route.tool, lean, shown)
+        elif shown:  # some actions hidden, or a Presenter per caller: this caller's `_select`
+            yield from _define(definition.route.tool, lean, shown, scopes)
 
 
 def _problem(tool: Tool) -> str | None:
@@ -204,8 +211,14 @@ def _problem(tool: Tool) -> str | None:
     return None
 
 
-def _define(tool: Tool, lean: bool, shown: Sequence[Action] | None = None) -> list[Definition]:
-    """``tool``'s definitions; with ``shown``, described for those actions only (a view)."""
+def _define(
+    tool: Tool,
+    lean: bool,
+    shown: Sequence[Action] | None = None,
+    scopes: frozenset[str] | None = None,
+) -> list[Definition]:
+    """``tool``'s definitions; with ``shown``, described for those actions only, as a
+    caller holding ``scopes`` sees them (a view)."""
     actions = list(tool.actions.values()) if shown is None else list(shown)
     summary = tool.description or tool.name
     if tool.exposition == "flat":
@@ -236,7 +249,7 @@ def _define(tool: Tool, lean: bool, shown: Sequence[Action] | None = None) -> li
     }
     definitions = []
     for name, members in halves.items():
-        keys = _select_keys(members) if tool.select_enabled else None
+        keys = _select_keys(members, scopes) if tool.select_enabled else None
         spec = _mcp_tool(
             tool,
             name,
@@ -254,9 +267,14 @@ def _define(tool: Tool, lean: bool, shown: Sequence[Action] | None = None) -> li
     return definitions
 
 
-def _select_keys(actions: Sequence[Action]) -> tuple[str, ...] | None:
-    """The ``_select`` enum of a listed tool's actions; ``None`` when none has a schema."""
-    return tuple(sorted({key for a in actions for key in a.select_keys})) or None
+def _select_keys(
+    actions: Sequence[Action], scopes: frozenset[str] | None = None
+) -> tuple[str, ...] | None:
+    """The ``_select`` enum of a listed tool's actions (for a caller holding ``scopes``, the
+    keys of its own views); ``None`` when none has a schema."""
+    if scopes is None:
+        return tuple(sorted({key for a in actions for key in a.select_keys})) or None
+    return tuple(sorted({key for a in actions for key in a.select_keys_for(scopes)})) or None
 
 
 def _mcp_tool(

@@ -10,13 +10,13 @@ from types import MappingProxyType
 from typing import Any, Final, Literal, Protocol, Self, TypeVar, overload
 
 from mcpfusion._errors import DefinitionError
-from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.style import Style
 from mcpfusion._tools.action import NAME_PATTERN, Action, TaskBegins, TaskMode
 from mcpfusion._tools.client import Confirm, Feature
 from mcpfusion._tools.icon import Icon, icons_of, optional_text
 from mcpfusion._tools.listing import Listing
 from mcpfusion._tools.schema import DISCRIMINATOR, ParamTypes
+from mcpfusion._tools.views import Returns
 from mcpfusion._wire.format import fold_lines
 
 Exposition = Literal["grouped", "flat", "split"]
@@ -216,7 +216,7 @@ class Tool:
         /,
         *,
         description: str | None = None,
-        returns: Presenter | None = None,
+        returns: Returns = None,
         output_schema: Any = None,
         read_only: bool = False,
         destructive: bool = False,
@@ -244,7 +244,7 @@ class Tool:
         /,
         *,
         description: str | None = None,
-        returns: Presenter | None = None,
+        returns: Returns = None,
         output_schema: Any = None,
         read_only: bool = False,
         destructive: bool = False,
@@ -270,7 +270,10 @@ class Tool:
         Args:
             name: the action's name; the function's name by default.
             description: what the action does; the docstring's first paragraph by default.
-            returns: the Presenter that renders the handler's data.
+            returns: the Presenter that renders the handler's data; or one per caller: a
+                mapping of scopes to Presenters (the first scope the caller holds picks,
+                ``"*"`` serves the rest) or a function of the caller's ``Identity``
+                returning its Presenter (``None`` refuses the caller: ``FORBIDDEN``).
             output_schema: a pydantic model the data must fit, sent as structured output.
             read_only: the action changes nothing.
             destructive: the action deletes or overwrites something.

@@ -8,7 +8,15 @@ import pytest
 from pydantic import BaseModel
 
 from mcpfusion import DefinitionError, Presenter, require_view, ui
-from mcpfusion._present.redaction import Redaction, Scrubber, Traces, _rebuilt, parse_path
+from mcpfusion._present.redaction import (
+    Redaction,
+    Scrubber,
+    Traces,
+    _rebuilt,
+    _scrubbed,
+    _strings,
+    parse_path,
+)
 from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
 
 
@@ -184,3 +192,26 @@ def test_paths_through_built_containers_write_in_place() -> None:
     assert not _rebuilt(Deep, parse_path("P", "loose.secret"))
     assert not _rebuilt(Deep, parse_path("P", "*.secret"))
     assert not _rebuilt(None, parse_path("P", "owner.secret"))
+
+
+def test_strings_reads_every_depth_and_skips_short_columns() -> None:
+    """Strings of rows, nested dicts and lists are found once each; short ones are not."""
+    data = [
+        {"id": "a1", "note": "call 5551234", "who": {"mail": "x@y.example"}, "tags": ["long tag"]},
+        {"id": "a2", "note": "call 5551234", "who": None, "tags": [], "n": 12345},
+    ]
+    assert _strings(data, 5) == {"call 5551234", "x@y.example", "long tag"}
+    assert _strings(data, 2) == {"a1", "a2", "call 5551234", "x@y.example", "long tag"}
+    assert _strings("a lone string", 4) == {"a lone string"}
+    assert _strings([1, None, 2.5], 4) == set()
+
+
+def test_scrubbed_copies_only_what_changes() -> None:
+    """A container holding no trace is the same object; the caller's data is never written."""
+    kept = {"k": "nothing here"}
+    data: dict[str, Any] = {"note": "phone 5551234", "kept": kept, "list": ["5551234", 7]}
+    scrubbed = _scrubbed(data, lambda text: text.replace("5551234", "[R]"))
+    assert scrubbed == {"note": "phone [R]", "kept": kept, "list": ["[R]", 7]}
+    assert scrubbed["kept"] is kept
+    assert data["note"] == "phone 5551234" and data["list"][0] == "5551234"
+    assert _scrubbed(kept, str.upper) is not kept

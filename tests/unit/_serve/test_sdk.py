@@ -33,6 +33,7 @@ from mcpfusion._present.failures import NO_RETRY, preview
 from mcpfusion._serve.http import app as http
 from mcpfusion._serve.options import http_options
 from mcpfusion._tools.context import Context, Progress
+from mcpfusion._tools.dialects import Dialect
 from mcpfusion.server import (
     asgi_app,
     build_server,
@@ -69,10 +70,20 @@ class StubApp:
     toggled = False
 
     def list_tools(
-        self, scopes: Collection[str] | None = None, *, tenant: str | None = None
+        self,
+        scopes: Collection[str] | None = None,
+        *,
+        tenant: str | None = None,
+        dialect: Dialect | None = None,
     ) -> list[dict[str, Any]]:
         self.listed += 1
         return [dict(TOOL)]
+
+    def dialect_for(self, client: str | None) -> Dialect:
+        return "mcp"
+
+    def sends_user_ui(self, client: str | None) -> bool:
+        return True
 
     def scope_key(self, identity: Identity | None) -> frozenset[str] | None:
         return None

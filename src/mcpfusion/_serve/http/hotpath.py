@@ -200,7 +200,9 @@ class HotEndpoint:
             if shape is None:
                 assert self._lists is not None  # enabled only with them
                 caller = identity_of(scope)
-                body = self._lists.line(request_id, caller, connection.protocol_version)
+                params = connection.client_params
+                client = params.client_info.name if params is not None else None
+                body = self._lists.line(request_id, caller, connection.protocol_version, client)
                 await json_answer(send, session_id, body)
             else:
                 await self._call(scope, send, session_id, connection, request_id, *shape)
@@ -229,8 +231,16 @@ class HotEndpoint:
         with call.scope:
             try:
                 progress = no_progress if token is None else call.progress(token)
+                setup = connection.client_params
                 response = await respond(
-                    self._app, name, arguments, meta, progress, identity_of(scope), client
+                    self._app,
+                    name,
+                    arguments,
+                    meta,
+                    progress,
+                    identity_of(scope),
+                    client,
+                    setup.client_info.name if setup is not None else None,
                 )
             finally:
                 call.over = True

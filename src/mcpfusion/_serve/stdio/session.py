@@ -376,7 +376,8 @@ class _Session:
             self._flush(batch)
 
     def _hot_client_setup(self, message: dict[str, Any]) -> None:
-        """What the hot path must know of the client: its level, and whether it can be asked.
+        """What the hot path must know of the client: its level, its name (for its schema
+        dialect), and whether it can be asked.
 
         A client that declares elicitation, sampling or roots is served by the SDK alone,
         which can ask it mid-call; the SDK still answers these messages.
@@ -390,6 +391,10 @@ class _Session:
         capabilities = params.get("capabilities")
         if isinstance(capabilities, dict) and capabilities.keys() & _ASKABLE:
             self._hot = None  # no call was taken yet: initialize comes first
+            return
+        info = params.get("clientInfo")
+        if isinstance(info, dict) and isinstance(info.get("name"), str):
+            self._hot.set_client(info["name"])  # its tools/list is in the client's dialect
 
     def _negotiated(self, message: types.JSONRPCResponse | types.JSONRPCError) -> None:
         """Learns the protocol version from the SDK's answer to ``initialize``."""
