@@ -37,7 +37,9 @@ class ToolLists:
         self._app = app
         self.everything = [types.Tool.model_validate(tool) for tool in app.list_tools()]
         """Every tool, as the developer defined them (read when the server is built)."""
-        self._results: dict[_Viewer, types.ListToolsResult] = {}
+        self._results: dict[_Viewer, types.ListToolsResult] = {
+            (None, None, "mcp"): types.ListToolsResult(tools=self.everything)
+        }
         self._encoded: dict[tuple[frozenset[str] | None, str | None, Dialect, str], bytes] = {}
         self.page_size = page_size_of(app)
         """How many tools a page lists; ``None`` (the default): one page lists them all."""
@@ -64,11 +66,8 @@ class ToolLists:
         key = (self._app.scope_key(identity), tenant, dialect)
         found = self._results.get(key)
         if found is None:
-            if key == (None, None, "mcp"):
-                shown = self.everything
-            else:
-                listed = self._app.list_tools(key[0], tenant=tenant, dialect=dialect)
-                shown = [types.Tool.model_validate(tool) for tool in listed]
+            listed = self._app.list_tools(key[0], tenant=tenant, dialect=dialect)
+            shown = [types.Tool.model_validate(tool) for tool in listed]
             found = self._results[key] = types.ListToolsResult(tools=shown)
         return found
 
