@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpfusion._app.concurrency import Running
+from mcpfusion._app.exposure import EXPOSURES, Exposure, Progressive
 from mcpfusion._app.lifespan import Lifespan, LifespanFactory, state_type
 from mcpfusion._app.listing import Announcer, Listings
 from mcpfusion._app.middleware import Middleware, check_middleware
@@ -83,6 +84,10 @@ class Fusion(Listings, Surfaces):
             callable only where it allows them (``OUT_OF_STATE`` otherwise).
         serialize_destructive: run one destructive call at a time per caller (in this
             process); another meanwhile gets ``BUSY`` with ``retry_after``.
+        exposure: ``"all"`` (default) lists every tool; ``"progressive"`` lists the
+            ``tool_catalog`` tool and ``always_listed``, and each caller's tools as it asks
+            for them (docs/tools.md, large catalogs).
+        always_listed: the listed tool names a progressive app always lists.
 
     Define, then serve: ``list_tools()`` and ``call_tool()`` read a catalog of what the app
     serves, built once from its tools (again only if a definition changes it); serving the
@@ -110,6 +115,8 @@ class Fusion(Listings, Surfaces):
         icons: Sequence[Icon] = (),
         workflow: Workflow | None = None,
         serialize_destructive: bool = False,
+        exposure: Exposure = "all",
+        always_listed: Collection[str] = (),
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("a Fusion app needs a non-empty name")
@@ -131,6 +138,10 @@ class Fusion(Listings, Surfaces):
             raise DefinitionError(f"app '{name}': serialize_destructive must be True or False")
         if workflow is not None and not isinstance(workflow, Workflow):
             raise DefinitionError(f"app '{name}': workflow must be a Workflow or None")
+        if exposure not in EXPOSURES:
+            raise DefinitionError(f"app '{name}': exposure must be one of {EXPOSURES}")
+        if always_listed and exposure != "progressive":
+            raise DefinitionError(f"app '{name}': always_listed needs exposure='progressive'")
         if definitions not in DEFINITIONS:
             raise DefinitionError(f"app '{name}': definitions must be one of {DEFINITIONS}")
         try:
@@ -173,6 +184,12 @@ class Fusion(Listings, Surfaces):
         self._caller_store = MemoryCallerStore()  # ctx.caller_state, unless serving names one
         if workflow is not None:
             self.toggled = True  # the lists differ per caller: the SDK path lists them
+        self.exposure: Progressive | None = None
+        """Each caller's exposed tools when ``exposure="progressive"``, else ``None``."""
+        if exposure == "progressive":
+            self.exposure = Progressive(name, always_listed)
+            self.exposure.define(self)
+            self.toggled = True  # the lists differ per caller, as a workflow's
 
     def __repr__(self) -> str:
         return f"Fusion({self.name!r}, tools={list(self._tools)})"
@@ -313,6 +330,8 @@ class Fusion(Listings, Surfaces):
         self._check_invalidations()
         if self.workflow is not None:  # the workflow names real actions
             self.workflow.check({n: list(t.actions) for n, t in self._tools.items()})
+        if self.exposure is not None:
+            self.exposure.check(self._listed)
         catalog = Catalog.build(self._tools.values(), lean=self.definitions == "lean")
         pipeline = Pipeline(catalog, self._middleware, self._lifespan, self._factory, self)
         self._pipeline = pipeline
@@ -324,9 +343,13 @@ class Fusion(Listings, Surfaces):
         """The ``tools/list`` of one caller: its scopes', its tenant's, and, with a
         ``workflow``, only the tools with an action its current state allows."""
         tools = self.list_tools(self.scope_key(identity), tenant=tenant_of(identity))
-        if self.workflow is None:
+        if self.workflow is None and self.exposure is None:
             return tools
         self._bind_caller_store()
+        if self.exposure is not None:
+            tools = self.exposure.shown(tools, await self.exposure.exposed(identity, meta))
+        if self.workflow is None:
+            return tools
         catalog = self._catalog or self._frozen()
         actions = {
             name: [(a.tool, a.name) for a in route.actions.values()]
@@ -334,6 +357,12 @@ class Fusion(Listings, Surfaces):
         }
         state = await self.workflow.state_of(identity, meta)
         return self.workflow.shown(tools, actions, state)
+
+    @property
+    def per_caller(self) -> bool:
+        """Whether ``tools/list`` differs per caller beyond scopes and tenant (a workflow,
+        progressive exposure): servers then ask ``list_tools_for`` each time."""
+        return self.workflow is not None or self.exposure is not None
 
     def _bind_caller_store(self) -> None:
         """Makes this app's memory store the current call's, for ``ctx.caller_state``."""
