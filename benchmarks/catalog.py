@@ -28,7 +28,6 @@ from mcpfusion import Fusion
 from mcpfusion.terminal import TokenCounter, definition_json
 from mcpfusion.testing import FusionTester
 
-TOOLS = 100
 MAX_PROGRESSIVE_VS_LEAN = 0.05
 DOMAINS = [
     "invoices",
