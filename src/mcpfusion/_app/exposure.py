@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any, Final, Literal, Protocol
+from typing import Annotated, Any, Final, Literal, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from mcpfusion._errors import DefinitionError, ToolError
 from mcpfusion._identity import Identity
@@ -26,8 +27,18 @@ CATALOG_TOOL: Final = "tool_catalog"
 FOUND_LIMIT: Final = 20
 """The most definitions one search sends."""
 
+NAMES_LIMIT: Final = 50
+"""The most names one ``use`` takes (each of at most 200 characters)."""
+
 _FIELD: Final = f"{RESERVED_PREFIX}exposed"
 _WORD = re.compile(r"\w+")
+
+logger = logging.getLogger("mcpfusion")
+
+Words = Annotated[str, Field(max_length=500)]
+Names = Annotated[
+    list[Annotated[str, Field(max_length=200)]], Field(min_length=1, max_length=NAMES_LIMIT)
+]
 
 
 class ToolSummary(BaseModel):
@@ -116,6 +127,18 @@ class Progressive:
         await caller_state_of(identity, meta)._put(_FIELD, sorted(exposed | added), DEFAULT_TTL)
         return True
 
+    async def called(self, name: str, identity: Identity | None, meta: Mapping[str, Any]) -> bool:
+        """Lists the tool ``name`` the caller is calling; whether its list changed.
+
+        The call is answered either way: if the caller's state cannot be read or written
+        now (its store is down), the failure is logged and the tool stays unlisted.
+        """
+        try:
+            return await self.expose((name,), identity, meta)
+        except Exception:
+            logger.warning("listing '%s' for its caller failed", name, exc_info=True)
+            return False
+
     def shown(
         self, listed: Sequence[dict[str, Any]], exposed: Collection[str]
     ) -> list[dict[str, Any]]:
@@ -144,7 +167,7 @@ class Progressive:
             ]
 
         @catalog.action(returns=definition_view, read_only=True)
-        def search(ctx: Context, words: str, limit: int = 5) -> list[dict[str, Any]]:
+        def search(ctx: Context, words: Words, limit: int = 5) -> list[dict[str, Any]]:
             """Definitions of the tools matching the most words."""
             wanted = _words(words)
             scored = []
@@ -156,7 +179,7 @@ class Progressive:
             return [_definition(t) for t in found[: max(1, min(limit, FOUND_LIMIT))]]
 
         @catalog.action(idempotent=True)
-        async def use(ctx: Context, names: list[str]) -> str:
+        async def use(ctx: Context, names: Names) -> str:
             """List these tools from now on (their names, from browse or search)."""
             known = {t["name"] for t in visible(ctx)}
             unknown = [n for n in names if n not in known]

@@ -161,7 +161,7 @@ class Pipeline:
         exposure = app.exposure
         # A tool called before it was listed is answered, and listed from now on: the
         # model knew its name, and refusing would only cost a round trip.
-        if exposure is not None and await exposure.expose((name,), identity, meta):
+        if exposure is not None and await exposure.called(name, identity, meta):
             await app._catalog_changed(tenant_of(identity))
         running = app._running
         if action.concurrency is None and not (

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
 
 from mcpfusion import DefinitionError, Fusion, Identity
-from mcpfusion._app.exposure import CATALOG_TOOL, FOUND_LIMIT, Progressive
-from mcpfusion._tools.caller_state import caller_state_of
+from mcpfusion._app.exposure import CATALOG_TOOL, FOUND_LIMIT, NAMES_LIMIT, Progressive
+from mcpfusion._tools.caller_state import MemoryCallerStore, caller_state_of
 from mcpfusion.testing import FusionTester
 
 pytestmark = pytest.mark.anyio
@@ -200,3 +201,37 @@ async def test_a_stored_value_that_is_no_list_of_names_is_none() -> None:
     assert await exposure.exposed(ALICE, {}) == set()
     await caller_state_of(ALICE, {})._put("mcpfusion.exposed", ["trucks", 3], 60)
     assert await exposure.exposed(ALICE, {}) == {"trucks"}
+
+
+async def test_use_takes_a_bounded_list_of_bounded_names() -> None:
+    """No names, too many names or a name too long is a validation error, not echoed whole."""
+    tester = FusionTester(fleet(), identity=ALICE)
+    empty = await tester.call(CATALOG_TOOL, "use", names=[])
+    assert empty.error_code == "VALIDATION_ERROR" and "at least 1 item" in empty.text
+    many = await tester.call(CATALOG_TOOL, "use", names=["trucks"] * (NAMES_LIMIT + 1))
+    assert many.error_code == "VALIDATION_ERROR" and f"at most {NAMES_LIMIT} items" in many.text
+    long = await tester.call(CATALOG_TOOL, "use", names=["x" * 5000])
+    assert long.error_code == "VALIDATION_ERROR" and "x" * 5000 not in long.text
+
+
+class FailingStore(MemoryCallerStore):
+    """A memory store whose writes fail, as a store that went down mid-call."""
+
+    async def put(self, caller: str, name: str, value: str, ttl: float) -> None:
+        """Fails."""
+        raise OSError("the store is down")
+
+
+async def test_a_call_is_answered_when_listing_its_tool_cannot_be_stored(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The handler's answer is sent, the failure logged, and the tool stays unlisted."""
+    app = fleet()
+    app._caller_store = FailingStore()
+    told = told_of(app)
+    with caplog.at_level(logging.WARNING, logger="mcpfusion"):
+        result = await FusionTester(app, identity=ALICE).call("routes", "count", depot="d-1")
+    assert (result.is_error, result.text) == (False, "d-1: 3 routes")
+    assert "listing 'routes' for its caller failed" in caplog.text
+    assert told == []
+    assert names(await app.list_tools_for(ALICE)) == [CATALOG_TOOL, "depots"]
