@@ -75,6 +75,10 @@ class Fusion(Listings, Surfaces):
             says otherwise.
         definitions: ``"lean"`` (default): tool definitions without what costs tokens and
             tells the model nothing new (``_lean``), or ``"full"``.
+        exposure: ``"all"`` (default) lists every tool; ``"progressive"`` lists the
+            ``tool_catalog`` tool and ``always_listed``, and each caller's tools as it asks
+            for them (docs/tools.md, large catalogs).
+        always_listed: the listed tool names a progressive app always lists.
         title: the name clients show people (``serverInfo.title``); ``name`` is the
             identifier.
         description: what the server does, for people (``serverInfo.description``).
@@ -84,10 +88,6 @@ class Fusion(Listings, Surfaces):
             callable only where it allows them (``OUT_OF_STATE`` otherwise).
         serialize_destructive: run one destructive call at a time per caller (in this
             process); another meanwhile gets ``BUSY`` with ``retry_after``.
-        exposure: ``"all"`` (default) lists every tool; ``"progressive"`` lists the
-            ``tool_catalog`` tool and ``always_listed``, and each caller's tools as it asks
-            for them (docs/tools.md, large catalogs).
-        always_listed: the listed tool names a progressive app always lists.
 
     Define, then serve: ``list_tools()`` and ``call_tool()`` read a catalog of what the app
     serves, built once from its tools (again only if a definition changes it); serving the
@@ -109,14 +109,14 @@ class Fusion(Listings, Surfaces):
         delimiter: Delimiter | None = None,
         ui_audience: Audience | None = None,
         definitions: Definitions = "lean",
+        exposure: Exposure = "all",
+        always_listed: Collection[str] = (),
         title: str | None = None,
         description: str | None = None,
         website_url: str | None = None,
         icons: Sequence[Icon] = (),
         workflow: Workflow | None = None,
         serialize_destructive: bool = False,
-        exposure: Exposure = "all",
-        always_listed: Collection[str] = (),
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("a Fusion app needs a non-empty name")
@@ -138,12 +138,12 @@ class Fusion(Listings, Surfaces):
             raise DefinitionError(f"app '{name}': serialize_destructive must be True or False")
         if workflow is not None and not isinstance(workflow, Workflow):
             raise DefinitionError(f"app '{name}': workflow must be a Workflow or None")
+        if definitions not in DEFINITIONS:
+            raise DefinitionError(f"app '{name}': definitions must be one of {DEFINITIONS}")
         if exposure not in EXPOSURES:
             raise DefinitionError(f"app '{name}': exposure must be one of {EXPOSURES}")
         if always_listed and exposure != "progressive":
             raise DefinitionError(f"app '{name}': always_listed needs exposure='progressive'")
-        if definitions not in DEFINITIONS:
-            raise DefinitionError(f"app '{name}': definitions must be one of {DEFINITIONS}")
         try:
             self._style = Style(data_format, delimiter, ui_audience).over(MODEL_DEFAULT)
         except DefinitionError as exc:

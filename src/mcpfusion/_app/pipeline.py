@@ -55,9 +55,9 @@ class Toggles(Protocol):
     """What the pipeline reads of its app at run time: whether a tool was toggled, its
     workflow and concurrency limits, and where caller state lives."""
 
+    exposure: Progressive | None
     toggled: bool
     workflow: Workflow | None
-    exposure: Progressive | None
     _running: Running
 
     def _bind_caller_store(self) -> None:
