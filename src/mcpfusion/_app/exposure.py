@@ -169,7 +169,8 @@ class Progressive:
         @catalog.action(returns=definition_view, read_only=True)
         def search(ctx: Context, words: Words, limit: int = 5) -> list[dict[str, Any]]:
             """Definitions of the tools matching the most words."""
-            wanted = _words(words)
+            # Words of one or two letters ("a", "to", "of") would match nearly every tool.
+            wanted = {word for word in _words(words) if len(word) > 2}
             scored = []
             for index, tool in enumerate(visible(ctx)):
                 score = _score(wanted, tool)

@@ -132,6 +132,14 @@ async def test_search_sends_the_definitions_matching_most_words() -> None:
     assert [d["name"] for d in many.data] == ["depots", "trucks", "drivers", "routes", "audits"]
 
 
+async def test_search_ignores_words_of_one_or_two_letters() -> None:
+    """Short words match nearly everything, so they rank nothing."""
+    tester = FusionTester(fleet(), identity=GUEST)
+    found = await tester.call(CATALOG_TOOL, "search", words="to a of trucks", limit=5)
+    assert [d["name"] for d in found.data] == ["trucks"]
+    assert (await tester.call(CATALOG_TOOL, "search", words="a of")).data == []
+
+
 async def test_search_finds_nothing_the_caller_may_not_see() -> None:
     """A caller without the scope never reads the definition it could not call."""
     result = await FusionTester(fleet(), identity=GUEST).call(
