@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpfusion._app.concurrency import Running
+from mcpfusion._app.exposure import EXPOSURES, Exposure, Progressive
 from mcpfusion._app.hosts import hosts_option
 from mcpfusion._app.lifespan import Lifespan, LifespanFactory, state_type
 from mcpfusion._app.listing import Announcer, Listings
@@ -88,6 +89,10 @@ class Fusion(Listings, Surfaces):
             user (``audience: ["user"]``) to the model too: their answers leave those UI
             blocks out. ``None`` (default): the hosts known to (``IGNORES_AUDIENCE``:
             Claude Code); ``()`` sends them to every host.
+        exposure: ``"all"`` (default) lists every tool; ``"progressive"`` lists the
+            ``tool_catalog`` tool and ``always_listed``, and each caller's tools as it asks
+            for them (docs/tools.md, large catalogs).
+        always_listed: the listed tool names a progressive app always lists.
         title: the name clients show people (``serverInfo.title``); ``name`` is the
             identifier.
         description: what the server does, for people (``serverInfo.description``).
@@ -133,6 +138,8 @@ class Fusion(Listings, Surfaces):
         schema_dialect: Dialect | None = None,
         client_dialects: Mapping[str, Dialect] | None = None,
         hosts_ignoring_audience: Collection[str] | None = None,
+        exposure: Exposure = "all",
+        always_listed: Collection[str] = (),
         title: str | None = None,
         description: str | None = None,
         website_url: str | None = None,
@@ -165,6 +172,10 @@ class Fusion(Listings, Surfaces):
                 raise DefinitionError(f"app '{name}': {option} is a positive int or None")
         if definitions not in DEFINITIONS:
             raise DefinitionError(f"app '{name}': definitions must be one of {DEFINITIONS}")
+        if exposure not in EXPOSURES:
+            raise DefinitionError(f"app '{name}': exposure must be one of {EXPOSURES}")
+        if always_listed and exposure != "progressive":
+            raise DefinitionError(f"app '{name}': always_listed needs exposure='progressive'")
         try:
             self._style = Style(data_format, delimiter, ui_audience).over(MODEL_DEFAULT)
         except DefinitionError as exc:
@@ -215,6 +226,12 @@ class Fusion(Listings, Surfaces):
         self._caller_store = MemoryCallerStore()  # ctx.caller_state, unless serving names one
         if workflow is not None:
             self.toggled = True  # the lists differ per caller: the SDK path lists them
+        self.exposure: Progressive | None = None
+        """Each caller's exposed tools when ``exposure="progressive"``, else ``None``."""
+        if exposure == "progressive":
+            self.exposure = Progressive(name, always_listed)
+            self.exposure.define(self)
+            self.toggled = True  # the lists differ per caller, as a workflow's
 
     def __repr__(self) -> str:
         return f"Fusion({self.name!r}, tools={list(self._tools)})"
@@ -373,6 +390,8 @@ class Fusion(Listings, Surfaces):
         self._check_invalidations()
         if self.workflow is not None:  # the workflow names real actions
             self.workflow.check({n: list(t.actions) for n, t in self._tools.items()})
+        if self.exposure is not None:
+            self.exposure.check(self._listed)
         catalog = Catalog.build(self._tools.values(), lean=self.definitions == "lean")
         pipeline = Pipeline(catalog, self._middleware, self._lifespan, self._factory, self)
         self._pipeline = pipeline
@@ -397,14 +416,18 @@ class Fusion(Listings, Surfaces):
         client: str | None = None,
     ) -> list[dict[str, Any]]:
         """The ``tools/list`` of one caller: its scopes', its tenant's, in its client's
-        schema dialect, and, with a ``workflow``, only the tools with an action its
-        current state allows."""
+        schema dialect; with progressive ``exposure``, only the tools it asked for; with a
+        ``workflow``, only the tools with an action its current state allows."""
         tools = self.list_tools(
             self.scope_key(identity), tenant=tenant_of(identity), dialect=self.dialect_for(client)
         )
-        if self.workflow is None:
+        if self.workflow is None and self.exposure is None:
             return tools
         self._bind_caller_store()
+        if self.exposure is not None:
+            tools = self.exposure.shown(tools, await self.exposure.exposed(identity, meta))
+        if self.workflow is None:
+            return tools
         catalog = self._catalog or self._frozen()
         actions = {
             name: [(a.tool, a.name) for a in route.actions.values()]
@@ -412,6 +435,12 @@ class Fusion(Listings, Surfaces):
         }
         state = await self.workflow.state_of(identity, meta)
         return self.workflow.shown(tools, actions, state)
+
+    @property
+    def per_caller(self) -> bool:
+        """Whether ``tools/list`` differs per caller beyond scopes and tenant (a workflow,
+        progressive exposure): servers then ask ``list_tools_for`` each time."""
+        return self.workflow is not None or self.exposure is not None
 
     def _bind_caller_store(self) -> None:
         """Makes this app's memory store the current call's, for ``ctx.caller_state``."""

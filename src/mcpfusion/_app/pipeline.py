@@ -12,6 +12,7 @@ import anyio
 from pydantic import ValidationError
 
 from mcpfusion._app.concurrency import Running
+from mcpfusion._app.exposure import Progressive
 from mcpfusion._app.lifespan import Lifespan
 from mcpfusion._app.listing import Listed
 from mcpfusion._app.middleware import Call, Middleware, compose
@@ -62,6 +63,7 @@ class Toggles(Protocol):
     """What the pipeline reads of its app at run time: whether a tool was toggled, its
     workflow and concurrency limits, and where caller state lives."""
 
+    exposure: Progressive | None
     toggled: bool
     workflow: Workflow | None
     max_bytes: int | None
@@ -166,6 +168,11 @@ class Pipeline:
             refused = await flow.refuse(action.tool, action.name, identity, meta)
             if refused is not None:
                 return refused
+        exposure = app.exposure
+        # A tool called before it was listed is answered, and listed from now on: the
+        # model knew its name, and refusing would only cost a round trip.
+        if exposure is not None and await exposure.called(name, identity, meta):
+            await app._catalog_changed(tenant_of(identity))
         running = app._running
         if action.concurrency is None and not (
             action.destructive and running.serialize_destructive

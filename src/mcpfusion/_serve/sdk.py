@@ -133,8 +133,8 @@ def build_server(
         setup = ctx.session.client_params
         client = setup.client_info.name if setup is not None else None
         per_caller = getattr(app, "list_tools_for", None)
-        if getattr(app, "workflow", None) is not None and per_caller is not None:
-            # A workflow lists by each caller's state, so nothing is shared.
+        if getattr(app, "per_caller", False) and per_caller is not None:
+            # A workflow or progressive exposure lists by each caller's state: nothing shared.
             found = await per_caller(identity, ctx.meta or {}, client)
             shown = [types.Tool.model_validate(t) for t in found]
             return paged(shown, cursor, lists.page_size)
