@@ -9,17 +9,21 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mcpfusion._auth.config import Tenant, _require_url
+from mcpfusion._auth.signin.endpoints import OAuthProvider
 from mcpfusion._auth.signin.store import MemoryStore, SignInStore
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SignIn:
-    """Sign-in with an OpenID Connect provider: the server becomes an authorization server.
+    """Sign-in with an identity provider: the server becomes an authorization server.
 
     MCP clients register (RFC 7591), send the user to ``/oauth/authorize`` with PKCE,
     see a consent page naming the client and the scopes, sign in at the provider, and get
     the facade's own short-lived tokens bound to ``resource``; refresh and revocation
     included. Serving with ``signin=`` sets ``auth=`` to accept those tokens.
+
+    The provider is an OpenID Connect provider named by ``issuer`` (its discovery read),
+    or an OAuth-only one (GitHub) named by its endpoints: ``oauth=github()``.
 
     Example::
 
@@ -32,7 +36,10 @@ class SignIn:
         )
 
     Attributes:
-        issuer: the OpenID provider's issuer URL (its discovery document is read from it).
+        issuer: the OpenID provider's issuer URL (its discovery document is read from it);
+            empty with ``oauth``.
+        oauth: an OAuth-only provider by its endpoints (``OAuthProvider``, ``github()``)
+            instead of ``issuer``: no discovery, no ID token, the user read from its API.
         client_id: the facade's client at the provider.
         client_secret: that client's secret (never shown in the ``repr``).
         resource: the public URL of the MCP endpoint; the facade's issuer is its origin.
@@ -42,7 +49,8 @@ class SignIn:
         scopes_of: the scopes a signed-in user may hold, a function of their claims (their
             groups or roles at the provider); a token gets those the client asked for and
             the user consented to among them. ``None``: every supported scope.
-        provider_scopes: the scopes asked of the provider (``openid`` among them).
+        provider_scopes: the scopes asked of the provider (``openid`` among them for an
+            OpenID provider); empty: ``openid email profile``, or ``oauth.scopes``.
         token_ttl: seconds an access token lives.
         refresh_ttl: seconds a refresh token lives (each use gives a new one).
         client_ttl: seconds a registered client is remembered.
@@ -69,14 +77,15 @@ class SignIn:
         TypeError, ValueError: on a malformed option.
     """
 
-    issuer: str
+    issuer: str = ""
+    oauth: OAuthProvider | None = None
     client_id: str
     client_secret: str = field(repr=False)
     resource: str
     scopes_supported: Sequence[str] = ()
     tenant: Tenant = None
     scopes_of: Callable[[Mapping[str, Any]], Collection[str]] | None = None
-    provider_scopes: Sequence[str] = ("openid", "email", "profile")
+    provider_scopes: Sequence[str] = ()
     token_ttl: int = 300
     refresh_ttl: int = 14 * 86400
     client_ttl: int = 90 * 86400
@@ -90,7 +99,12 @@ class SignIn:
     store: SignInStore | None = None
 
     def __post_init__(self) -> None:
-        _require_url(self.issuer, "issuer")
+        if self.oauth is None:
+            _require_url(self.issuer, "issuer")
+        elif not isinstance(self.oauth, OAuthProvider):
+            raise TypeError("oauth is an OAuthProvider (or github())")
+        elif self.issuer:
+            raise ValueError("name the provider by issuer or by oauth endpoints, not both")
         _require_url(self.resource, "resource")
         for name in ("client_id", "client_secret"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
@@ -113,7 +127,11 @@ class SignIn:
         if self.store is None:
             object.__setattr__(self, "store", MemoryStore())
         asked = self.provider_scopes
-        if isinstance(asked, str) or "openid" not in asked:
+        if isinstance(asked, str) or not all(isinstance(s, str) and s for s in asked):
+            raise TypeError("provider_scopes is a list of scope names")
+        if not asked:
+            asked = ("openid", "email", "profile") if self.oauth is None else self.oauth.scopes
+        elif self.oauth is None and "openid" not in asked:
             raise ValueError("provider_scopes is a list of scope names with openid among them")
         object.__setattr__(self, "provider_scopes", tuple(asked))
         for name in ("token_ttl", "refresh_ttl", "client_ttl", "max_clients", "registration_limit"):

@@ -12,7 +12,8 @@ from typing import Final
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcpfusion._auth.signin.config import SignIn
-from mcpfusion._auth.signin.provider import OpenIDProvider, ProviderError, upstream_of
+from mcpfusion._auth.signin.plain import provider_for
+from mcpfusion._auth.signin.provider import ProviderError, upstream_of
 from mcpfusion._auth.signin.sealed import Sealer
 from mcpfusion._auth.signin.store import Record, SignInStore
 from mcpfusion._errors import ToolError
@@ -51,11 +52,7 @@ class TokenExchange:
     def __init__(self, settings: SignIn, *, max_cached: int = 10_000) -> None:
         assert settings.store is not None  # SignIn makes one
         self._store: SignInStore = settings.store
-        self._provider = OpenIDProvider(
-            issuer=settings.issuer,
-            client_id=settings.client_id,
-            client_secret=settings.client_secret,
-        )
+        self._provider = provider_for(settings)
         self._issuer = settings.issuer_url
         self._sealer = Sealer(settings.client_secret)
         self._refresh_ttl = settings.refresh_ttl
