@@ -5,7 +5,7 @@ from __future__ import annotations
 import ssl
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from mcpfusion._auth.config import Tenant, _require_url
@@ -68,6 +68,9 @@ class SignIn:
             checked against (an ``ssl.SSLContext``); ``None``: the system's.
         metadata_documents_private: fetch documents from loopback and private addresses
             too. For tests only: it lets a client make the server fetch inside its network.
+        token_exchange: how ``ctx.token_for`` asks the provider for a downstream token:
+            ``"rfc8693"`` (token exchange: Keycloak, Okta, ...) or ``"on_behalf_of"``
+            (Entra ID's on-behalf-of grant; the audience is named by its scopes).
         signing_key: a PEM P-256 private key signing the tokens, the same in every worker;
             ``None``: one made per process.
         store: where clients, codes and grants live; ``None``: a ``MemoryStore`` made here,
@@ -95,6 +98,7 @@ class SignIn:
     metadata_documents: bool = True
     metadata_documents_tls: ssl.SSLContext | None = None
     metadata_documents_private: bool = False
+    token_exchange: Literal["rfc8693", "on_behalf_of"] = "rfc8693"
     signing_key: str | None = field(default=None, repr=False)
     store: SignInStore | None = None
 
@@ -124,6 +128,10 @@ class SignIn:
             self.metadata_documents_tls, ssl.SSLContext
         ):
             raise TypeError("metadata_documents_tls is an ssl.SSLContext")
+        if self.token_exchange not in ("rfc8693", "on_behalf_of"):
+            raise ValueError(
+                f"token_exchange is rfc8693 or on_behalf_of; got {self.token_exchange!r}"
+            )
         if self.store is None:
             object.__setattr__(self, "store", MemoryStore())
         asked = self.provider_scopes

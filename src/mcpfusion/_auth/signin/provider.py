@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlencode
 import httpx2
 
 from mcpfusion._auth.config import Tenant, VerifierUnavailable, tenant_of
-from mcpfusion._auth.jwt import JWTVerifier
+from mcpfusion._auth.signin.issuers import IssuerVerifiers, names_issuer
 from mcpfusion._auth.signin.store import Record
 from mcpfusion._identity import Identity
 
@@ -55,7 +55,7 @@ class OpenIDProvider:
         self.scopes = " ".join(scopes)
         self.timeout = timeout
         self._metadata: Mapping[str, Any] | None = None
-        self._verifier: JWTVerifier | None = None
+        self._verifiers: IssuerVerifiers | None = None
 
     def __repr__(self) -> str:
         return f"OpenIDProvider(issuer={self.issuer!r}, client_id={self.client_id!r})"
@@ -69,7 +69,7 @@ class OpenIDProvider:
         if self._metadata is None:
             url = self.issuer.rstrip("/") + "/.well-known/openid-configuration"
             document = await self._call("GET", url)
-            if document.get("issuer") != self.issuer:
+            if not names_issuer(document.get("issuer"), self.issuer):
                 raise ProviderError(f"the discovery document at {url} names another issuer")
             for name in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
                 if not isinstance(document.get(name), str):
@@ -126,14 +126,15 @@ class OpenIDProvider:
         token = answer.get("id_token")
         if not isinstance(token, str):
             raise ProviderError("the provider's token answer has no id_token")
-        if self._verifier is None:
-            self._verifier = JWTVerifier(
-                issuer=self.issuer,
-                audience=self.client_id,
+        if self._verifiers is None:
+            self._verifiers = IssuerVerifiers(
+                issuer=metadata["issuer"],
+                client_id=self.client_id,
                 jwks_url=metadata["jwks_uri"],
             )
+        checker = self._verifiers.for_token(token)
         try:
-            identity = await self._verifier.verify(token)
+            identity = None if checker is None else await checker.verify(token)
         except VerifierUnavailable as exc:
             raise ProviderError(str(exc)) from exc
         if identity is None or identity.claims.get("nonce") != nonce:
