@@ -70,20 +70,24 @@ async function github(provider, issuer, req, res) {
   if (url.pathname === "/login/oauth/access_token" && req.method === "POST") {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
+    // GitHub's documented request names the client in the form; oidc-provider's client
+    // authenticates with Basic, so the wrapper moves it there.
+    const form = new URLSearchParams(Buffer.concat(chunks).toString());
+    const [id, secret] = [form.get("client_id"), form.get("client_secret")];
+    form.delete("client_id");
+    form.delete("client_secret");
+    const basic = Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64");
     const answer = await fetch(`${issuer}/token`, {
       method: "POST",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        authorization: req.headers.authorization || "",
-      },
-      body: Buffer.concat(chunks).toString(),
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${basic}` },
+      body: form.toString(),
     });
-    const got = await answer.json();
+    const got = id && secret ? await answer.json() : {};
     // A classic OAuth app's answer, as GitHub sends it without Accept: application/json.
-    const form = got.access_token
+    const reply = got.access_token
       ? { access_token: got.access_token, token_type: "bearer", scope: (got.scope || "").split(" ").join(",") }
       : { error: "bad_verification_code", error_description: "The code passed is incorrect or expired." };
-    send(res, 200, "application/x-www-form-urlencoded; charset=utf-8", new URLSearchParams(form).toString());
+    send(res, 200, "application/x-www-form-urlencoded; charset=utf-8", new URLSearchParams(reply).toString());
     return;
   }
   const id = await bearer(provider, req);

@@ -32,8 +32,7 @@ class OAuthProvider:
 
     Attributes:
         authorize_url: where the browser signs in (the code flow, with PKCE).
-        token_url: where the code is redeemed (the facade's client authenticates with
-            HTTP Basic, and asks for JSON).
+        token_url: where the code is redeemed (the facade asks for JSON).
         userinfo_url: the API endpoint naming the user of an access token (a JSON object).
         subject: the field of that answer naming the user for good (a str or an integer;
             not an email or a login, which users change).
@@ -42,6 +41,8 @@ class OAuthProvider:
         claims: a function of the claims read (the user answer and ``more``) giving
             claims to add or replace: the mapping into ``email``, ``tenant``, groups.
         scopes: the scopes asked of the provider unless ``SignIn(provider_scopes=...)``.
+        secret_in_form: the facade's client goes in the token request's form
+            (``client_id``, ``client_secret``: GitHub documents this) rather than HTTP Basic.
 
     Raises:
         TypeError, ValueError: on a malformed option.
@@ -54,6 +55,7 @@ class OAuthProvider:
     more: Mapping[str, str] = field(default_factory=dict)
     claims: Callable[[Claims], Claims] | None = None
     scopes: Sequence[str] = ()
+    secret_in_form: bool = False
 
     def __post_init__(self) -> None:
         for name in ("authorize_url", "token_url", "userinfo_url"):
@@ -101,6 +103,7 @@ def github(*, api: str = GITHUB_API, web: str = "https://github.com") -> OAuthPr
         more={"emails": f"{api}/user/emails", "organizations": f"{api}/user/orgs"},
         claims=github_claims,
         scopes=("read:user", "user:email", "read:org"),
+        secret_in_form=True,
     )
 
 

@@ -29,6 +29,7 @@ class PlainOAuthProvider(OpenIDProvider):
         parts = urlsplit(endpoints.authorize_url)
         super().__init__(issuer=f"{parts.scheme}://{parts.netloc}", **kwargs)
         self.endpoints = endpoints
+        self.secret_in_form = endpoints.secret_in_form
         self._metadata = {
             "authorization_endpoint": endpoints.authorize_url,
             "token_endpoint": endpoints.token_url,

@@ -56,6 +56,8 @@ class OpenIDProvider:
         self.timeout = timeout
         self._metadata: Mapping[str, Any] | None = None
         self._verifiers: IssuerVerifiers | None = None
+        self.secret_in_form = False
+        """Send the client in the token request's form (``client_secret_post``), not Basic."""
 
     def __repr__(self) -> str:
         return f"OpenIDProvider(issuer={self.issuer!r}, client_id={self.client_id!r})"
@@ -205,7 +207,10 @@ class OpenIDProvider:
         headers = {"Accept": "application/json", **kwargs.pop("headers", {})}
         try:
             async with httpx2.AsyncClient(timeout=self.timeout) as client:
-                if method == "POST" and basic:  # the secret goes to the token endpoint only
+                if method == "POST" and basic and self.secret_in_form:
+                    client_form = {"client_id": self.client_id, "client_secret": self._secret}
+                    kwargs["data"] = {**kwargs.get("data", {}), **client_form}
+                elif method == "POST" and basic:  # the secret goes to the token endpoint only
                     kwargs["auth"] = httpx2.BasicAuth(self.client_id, self._secret)
                 response = await client.request(method, url, headers=headers, **kwargs)
             document = token_answer(response.headers.get("content-type", ""), response.text)

@@ -42,6 +42,7 @@ def test_github_names_its_endpoints_the_numeric_id_and_its_scopes() -> None:
         "organizations": "https://api.github.com/user/orgs",
     }
     assert found.scopes == ("read:user", "user:email", "read:org")
+    assert found.secret_in_form  # GitHub documents client_id and client_secret as form fields
     enterprise = github(api="https://git.corp/api/v3/", web="https://git.corp/")
     assert enterprise.authorize_url == "https://git.corp/login/oauth/authorize"
     assert enterprise.userinfo_url == "https://git.corp/api/v3/user"
