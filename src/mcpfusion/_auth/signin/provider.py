@@ -56,8 +56,9 @@ class OpenIDProvider:
         self.timeout = timeout
         self._metadata: Mapping[str, Any] | None = None
         self._verifiers: IssuerVerifiers | None = None
+        # The client goes in the token request's form (client_secret_post), not in Basic,
+        # for providers that document only that (GitHub).
         self.secret_in_form = False
-        """Send the client in the token request's form (``client_secret_post``), not Basic."""
 
     def __repr__(self) -> str:
         return f"OpenIDProvider(issuer={self.issuer!r}, client_id={self.client_id!r})"
