@@ -75,8 +75,14 @@ def entra_app(entra: Entra) -> Starlette:
                 "authorization_endpoint": f"{entra.base}/{tenant}/oauth2/v2.0/authorize",
                 "token_endpoint": f"{entra.base}/{tenant}/oauth2/v2.0/token",
                 "jwks_uri": f"{entra.base}/{tenant}/discovery/v2.0/keys",
+                "userinfo_endpoint": f"{entra.base}/oidc/userinfo",
             }
         )
+
+    async def userinfo(_: Request) -> Response:
+        # Graph's userinfo refuses a token whose audience is another API, as every one
+        # here is (asked for the facade's own API, for on-behalf-of).
+        return JSONResponse({"error": "invalid_token"}, status_code=401)
 
     async def keys(_: Request) -> Response:
         return JSONResponse({"keys": [entra.key.jwk()]})
@@ -86,7 +92,12 @@ def entra_app(entra: Entra) -> Starlette:
         entra.requests.append((form, dict(request.headers)))
         if form.get("grant_type") == "authorization_code":
             return JSONResponse(
-                {"token_type": "Bearer", "id_token": entra.key.sign(entra.next_id_token)}
+                {
+                    "token_type": "Bearer",
+                    "id_token": entra.key.sign(entra.next_id_token),
+                    "access_token": "the-users-token-for-the-facade",
+                    "expires_in": 3599,
+                }
             )
         if form.get("assertion") != "the-users-token-for-the-facade":
             error = {"error": "invalid_grant", "error_description": "AADSTS50013: bad assertion"}
@@ -105,6 +116,7 @@ def entra_app(entra: Entra) -> Starlette:
         routes=[
             Route("/{tenant}/v2.0/.well-known/openid-configuration", discovery),
             Route("/{tenant}/discovery/v2.0/keys", keys),
+            Route("/oidc/userinfo", userinfo),
             Route("/{tenant}/oauth2/v2.0/token", token, methods=["POST"]),
         ]
     )
@@ -123,13 +135,15 @@ async def entra_endpoint() -> AsyncIterator[Entra]:
         yield made[0]
 
 
-def provider_at(issuer: str) -> OpenIDProvider:
-    """The facade's provider client for ``issuer``, the tenant mapped from ``tid``."""
+def provider_at(issuer: str, userinfo: bool = False) -> OpenIDProvider:
+    """The facade's provider client for ``issuer``, the tenant mapped from ``tid``, the
+    userinfo not read unless asked (``SignIn(provider_userinfo=False)``, as for Entra)."""
     return OpenIDProvider(
         issuer=issuer,
         client_id=CLIENT_ID,
         client_secret=SECRET,
         tenant=lambda claims: claims.get("tid"),
+        userinfo=userinfo,
     )
 
 
@@ -173,6 +187,19 @@ async def test_an_id_token_naming_another_tenants_issuer_is_refused() -> None:
                 await redeem(only_a)
             entra.sign_in_as(TENANT_A)
             assert (await redeem(only_a)).tenant == TENANT_A
+
+
+async def test_the_userinfo_is_skipped_when_the_providers_token_is_for_another_api() -> None:
+    """Asked for the facade's own API (for on-behalf-of), Entra's access token is refused by
+    Graph's userinfo: read, it fails the sign-in; with ``provider_userinfo=False`` the
+    verified ID token alone signs the user in."""
+    with anyio.fail_after(60):
+        async with entra_endpoint() as entra:
+            entra.sign_in_as(TENANT_A)
+            with pytest.raises(ProviderError, match="answered 401"):
+                await redeem(provider_at(entra.issuer(TENANT_A), userinfo=True))
+            entra.sign_in_as(TENANT_A)
+            assert (await redeem(provider_at(entra.issuer(TENANT_A)))).tenant == TENANT_A
 
 
 async def test_a_discovery_template_off_the_multi_tenant_endpoints_is_refused() -> None:

@@ -51,6 +51,9 @@ class SignIn:
             the user consented to among them. ``None``: every supported scope.
         provider_scopes: the scopes asked of the provider (``openid`` among them for an
             OpenID provider); empty: ``openid email profile``, or ``oauth.scopes``.
+        provider_userinfo: read the provider's userinfo beside its ID token. ``False``
+            when the provider's access token is for another API than its userinfo (Entra
+            ID asked for a scope of your own API, for on-behalf-of): the ID token alone.
         token_ttl: seconds an access token lives.
         refresh_ttl: seconds a refresh token lives (each use gives a new one).
         client_ttl: seconds a registered client is remembered.
@@ -89,6 +92,7 @@ class SignIn:
     tenant: Tenant = None
     scopes_of: Callable[[Mapping[str, Any]], Collection[str]] | None = None
     provider_scopes: Sequence[str] = ()
+    provider_userinfo: bool = True
     token_ttl: int = 300
     refresh_ttl: int = 14 * 86400
     client_ttl: int = 90 * 86400
@@ -128,6 +132,10 @@ class SignIn:
             self.metadata_documents_tls, ssl.SSLContext
         ):
             raise TypeError("metadata_documents_tls is an ssl.SSLContext")
+        if not isinstance(self.provider_userinfo, bool):
+            raise TypeError("provider_userinfo is a bool")
+        if self.oauth is not None and not self.provider_userinfo:
+            raise ValueError("an OAuth-only provider's user is its userinfo: it is always read")
         if self.token_exchange not in ("rfc8693", "on_behalf_of"):
             raise ValueError(
                 f"token_exchange is rfc8693 or on_behalf_of; got {self.token_exchange!r}"

@@ -93,4 +93,4 @@ def provider_for(settings: SignIn) -> OpenIDProvider:
     }
     if settings.oauth is not None:
         return PlainOAuthProvider(settings.oauth, **common)
-    return OpenIDProvider(issuer=settings.issuer, **common)
+    return OpenIDProvider(issuer=settings.issuer, userinfo=settings.provider_userinfo, **common)

@@ -36,6 +36,7 @@ class OpenIDProvider:
         tenant: the tenant of a signed-in user: fixed, or a function of the user's claims.
         scopes: the scopes asked of the provider.
         timeout: seconds a call to the provider may take.
+        userinfo: read the provider's userinfo beside the ID token (when it has one).
     """
 
     def __init__(
@@ -46,6 +47,7 @@ class OpenIDProvider:
         client_secret: str,
         tenant: Tenant = None,
         scopes: Sequence[str] = ("openid", "email", "profile"),
+        userinfo: bool = True,
         timeout: float = 10,
     ) -> None:
         self.issuer = issuer
@@ -54,6 +56,7 @@ class OpenIDProvider:
         self.tenant = tenant
         self.scopes = " ".join(scopes)
         self.timeout = timeout
+        self.userinfo = userinfo
         self._metadata: Mapping[str, Any] | None = None
         self._verifiers: IssuerVerifiers | None = None
         # The client goes in the token request's form (client_secret_post), not in Basic,
@@ -143,7 +146,7 @@ class OpenIDProvider:
         if identity is None or identity.claims.get("nonce") != nonce:
             raise ProviderError("the provider's ID token does not verify")
         claims = dict(identity.claims)
-        userinfo = metadata.get("userinfo_endpoint")
+        userinfo = metadata.get("userinfo_endpoint") if self.userinfo else None
         access = answer.get("access_token")
         if isinstance(userinfo, str) and isinstance(access, str):
             more = await self._call("GET", userinfo, headers={"Authorization": f"Bearer {access}"})

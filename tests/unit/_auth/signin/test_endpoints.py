@@ -113,13 +113,18 @@ def test_signin_takes_an_issuer_or_oauth_endpoints_not_both() -> None:
 
 
 def test_the_provider_of_a_signin_follows_its_form() -> None:
-    """An issuer gives a discovered OpenID provider; oauth endpoints give a plain one
-    whose endpoints need no discovery and whose login sends no nonce."""
+    """An issuer gives a discovered OpenID provider (reading its userinfo unless told not
+    to); oauth endpoints give a plain one, whose userinfo is the user and always read."""
     plain = provider_for(SignIn(**FACADE, oauth=github()))
     assert isinstance(plain, PlainOAuthProvider)
     assert plain.issuer == "https://github.com"
     discovered = provider_for(SignIn(**FACADE, issuer="https://login.example"))
     assert type(discovered) is OpenIDProvider
+    assert discovered.userinfo
+    quiet = SignIn(**FACADE, issuer="https://login.example", provider_userinfo=False)
+    assert not provider_for(quiet).userinfo
+    with pytest.raises(ValueError, match="always read"):
+        SignIn(**FACADE, oauth=github(), provider_userinfo=False)
 
 
 @pytest.mark.anyio
