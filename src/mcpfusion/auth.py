@@ -24,6 +24,7 @@ from mcpfusion._auth.config import (
 from mcpfusion._auth.introspection import IntrospectionVerifier
 from mcpfusion._auth.jwt import ALGORITHMS, JWTVerifier
 from mcpfusion._auth.signin.config import SignIn
+from mcpfusion._auth.signin.endpoints import OAuthProvider, github
 from mcpfusion._auth.signin.exchange import TokenExchange
 
 __all__ = [
@@ -33,10 +34,12 @@ __all__ = [
     "Auth",
     "IntrospectionVerifier",
     "JWTVerifier",
+    "OAuthProvider",
     "SignIn",
     "TokenExchange",
     "Verifier",
     "VerifierUnavailable",
     "any_of",
+    "github",
     "hash_api_key",
 ]

@@ -169,15 +169,19 @@ def _auth(args: argparse.Namespace) -> Any:
 
 def _signin(args: argparse.Namespace) -> Any:
     """The sign-in the ``--signin-*`` flags describe, or ``None`` without them."""
-    if not (args.signin_issuer or args.signin_client_id or args.signin_resource):
+    provider = args.signin_issuer or args.signin_github
+    if not (provider or args.signin_client_id or args.signin_resource):
         return None
-    if not (args.signin_issuer and args.signin_client_id and args.signin_resource):
-        raise UsageError("--signin-issuer, --signin-client-id and --signin-resource go together")
+    if not (provider and args.signin_client_id and args.signin_resource):
+        raise UsageError(
+            "--signin-issuer (or --signin-github), --signin-client-id and --signin-resource "
+            "go together"
+        )
     # The secret is read from the environment, never a flag: flags show in process lists.
     secret = os.environ.get(args.signin_secret_env, "")
     if not secret:
         raise UsageError(f"sign-in needs the provider client's secret in ${args.signin_secret_env}")
-    from mcpfusion.auth import SignIn
+    from mcpfusion.auth import SignIn, github
 
     store = None
     if args.redis_url:
@@ -186,7 +190,9 @@ def _signin(args: argparse.Namespace) -> Any:
         store = RedisSignInStore(args.redis_url)
     try:
         return SignIn(
-            issuer=args.signin_issuer,
+            issuer=args.signin_issuer or "",
+            oauth=github() if args.signin_github else None,
+            token_exchange=args.signin_token_exchange,
             client_id=args.signin_client_id,
             client_secret=secret,
             resource=args.signin_resource,
@@ -413,6 +419,11 @@ def build_parser() -> argparse.ArgumentParser:
         "sign-in", "be the OAuth authorization server MCP clients sign users in with"
     )
     signin.add_argument("--signin-issuer", metavar="URL", help="the OpenID provider's issuer")
+    signin.add_argument(
+        "--signin-github",
+        action="store_true",
+        help="sign in at GitHub (OAuth only, no OpenID issuer) instead of --signin-issuer",
+    )
     signin.add_argument("--signin-client-id", metavar="ID", help="this server's client there")
     signin.add_argument(
         "--signin-secret-env",
@@ -450,6 +461,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SCOPE",
         help="a scope asked of the provider, openid among them; repeatable (default: openid "
         "email profile; add offline_access to refresh the provider's token for exchange)",
+    )
+    signin.add_argument(
+        "--signin-token-exchange",
+        choices=("rfc8693", "on_behalf_of"),
+        default="rfc8693",
+        help="how ctx.token_for exchanges the user's token at the provider: RFC 8693 "
+        "(default), or Entra ID's on_behalf_of",
     )
     run.set_defaults(handler=_run)
 

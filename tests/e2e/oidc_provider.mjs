@@ -6,6 +6,9 @@
 // interactions); its claims name the tenant "acme", or for a login "name+TENANT" TENANT.
 // The tenant claim comes with the tenant scope, and with profile as providers' group and
 // tenant claims often do.
+// Beside it, GitHub's shapes for the OAuth-only sign-in: /login/oauth/authorize (its login),
+// /login/oauth/access_token (form-encoded, scope comma-separated, no expiry, errors with 200),
+// and the API's /user, /user/emails and /user/orgs for the provider's access tokens.
 import http from "node:http";
 import readline from "node:readline";
 import Provider from "oidc-provider";
@@ -40,6 +43,74 @@ async function exchange(ctx) {
   };
 }
 
+// GitHub's numeric user id: stable per account, as GitHub's is.
+const githubId = (id) => [...id].reduce((n, c) => (n * 31 + c.charCodeAt(0)) >>> 0, 7);
+
+// The user of a bearer token, looked up in the provider itself (as introspection would):
+// a live access token of the facade's client, or nothing.
+async function bearer(provider, req) {
+  const [kind, value] = (req.headers.authorization || "").split(" ");
+  if (kind !== "Bearer" || !value) return undefined;
+  const token = await provider.AccessToken.find(value);
+  return token && token.clientId === clientId ? token.accountId : undefined;
+}
+
+function send(res, status, type, body) {
+  res.writeHead(status, { "content-type": type });
+  res.end(body);
+}
+
+async function github(provider, issuer, req, res) {
+  const url = new URL(req.url, issuer);
+  if (url.pathname === "/login/oauth/authorize") {
+    res.writeHead(302, { location: `${issuer}/auth${url.search}` });
+    res.end();
+    return;
+  }
+  if (url.pathname === "/login/oauth/access_token" && req.method === "POST") {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    // GitHub's documented request names the client in the form; oidc-provider's client
+    // authenticates with Basic, so the wrapper moves it there.
+    const form = new URLSearchParams(Buffer.concat(chunks).toString());
+    const [id, secret] = [form.get("client_id"), form.get("client_secret")];
+    form.delete("client_id");
+    form.delete("client_secret");
+    const basic = Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64");
+    const answer = await fetch(`${issuer}/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${basic}` },
+      body: form.toString(),
+    });
+    const got = id && secret ? await answer.json() : {};
+    // A classic OAuth app's answer, as GitHub sends it without Accept: application/json.
+    const reply = got.access_token
+      ? { access_token: got.access_token, token_type: "bearer", scope: (got.scope || "").split(" ").join(",") }
+      : { error: "bad_verification_code", error_description: "The code passed is incorrect or expired." };
+    send(res, 200, "application/x-www-form-urlencoded; charset=utf-8", new URLSearchParams(reply).toString());
+    return;
+  }
+  const id = await bearer(provider, req);
+  if (!id) {
+    send(res, 401, "application/json", JSON.stringify({ message: "Bad credentials" }));
+    return;
+  }
+  const tenant = id.includes("+") ? id.split("+")[1] : "acme";
+  const answers = {
+    "/user": { id: githubId(id), login: id, name: id, email: null },
+    "/user/emails": [
+      { email: `${id}@old.example`, primary: false, verified: true, visibility: null },
+      { email: `${id}@example.com`, primary: true, verified: true, visibility: "private" },
+    ],
+    "/user/orgs": [{ login: tenant, id: 1 }],
+  };
+  if (!(url.pathname in answers)) {
+    send(res, 404, "application/json", JSON.stringify({ message: "Not Found" }));
+    return;
+  }
+  send(res, 200, "application/json; charset=utf-8", JSON.stringify(answers[url.pathname]));
+}
+
 const server = http.createServer();
 server.listen(0, "127.0.0.1", () => {
   const issuer = `http://127.0.0.1:${server.address().port}`;
@@ -66,7 +137,7 @@ function start(issuer, redirectUri) {
       profile: ["name", "tenant"],
       tenant: ["tenant"],
     },
-    scopes: ["openid", "email", "profile", "tenant", "offline_access"],
+    scopes: ["openid", "email", "profile", "tenant", "offline_access", "read:user", "user:email", "read:org"],
     findAccount: async (_ctx, id) => ({
       accountId: id,
       claims: async () => ({
@@ -91,7 +162,14 @@ function start(issuer, redirectUri) {
     "scope",
   ]);
   provider.proxy = false;
-  server.on("request", provider.callback());
+  const callback = provider.callback();
+  server.on("request", (req, res) => {
+    if (req.url.startsWith("/login/oauth/") || req.url.startsWith("/user")) {
+      github(provider, issuer, req, res).catch(() => send(res, 500, "text/plain", "error"));
+    } else {
+      callback(req, res);
+    }
+  });
   process.stdout.write(JSON.stringify({ ready: true }) + "\n");
 }
 

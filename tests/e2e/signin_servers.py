@@ -20,7 +20,7 @@ import anyio
 import httpx2
 
 from mcpfusion import Fusion
-from mcpfusion.auth import SignIn
+from mcpfusion.auth import SignIn, github
 from mcpfusion.server import HttpOptions, asgi_app
 from tests.e2e.auth_servers import secured_app, serving
 from tests.e2e.servers import HERE, REPO, npm_install, stop
@@ -111,15 +111,23 @@ async def oidc_provider(access_seconds: int | None = None) -> AsyncIterator[Prov
                 pipe.close()
 
 
-def settings_for(issuer: str, resource: str, **changes: Any) -> SignIn:
-    """The facade's settings in these tests: the provider's tenant claim, two scopes."""
+def settings_for(issuer: str, resource: str, oauth_only: bool = False, **changes: Any) -> SignIn:
+    """The facade's settings in these tests: the provider's tenant claim, two scopes; with
+    ``oauth_only``, the ``github()`` recipe over the provider's GitHub-shaped endpoints
+    (no OpenID Connect: the tenant is the user's first organisation)."""
     defaults: dict[str, Any] = {
         "scopes_supported": SCOPES,
         "tenant": lambda claims: claims.get("tenant"),
         "provider_scopes": ("openid", "email", "tenant"),
     }
+    if oauth_only:
+        defaults = {
+            "scopes_supported": SCOPES,
+            "tenant": lambda claims: next(iter(claims["orgs"]), None),
+            "oauth": github(api=issuer, web=issuer),
+        }
     return SignIn(
-        issuer=issuer,
+        issuer="" if oauth_only else issuer,
         client_id=CLIENT_ID,
         client_secret=CLIENT_SECRET,
         resource=resource,
@@ -133,15 +141,17 @@ async def signin_stack(
     stateless: bool = False,
     app: Callable[[SignIn], Fusion] | None = None,
     access_seconds: int | None = None,
+    oauth_only: bool = False,
     **changes: Any,
 ) -> AsyncIterator[Stack]:
     """oidc-provider and an app (the secured app by default) behind a ``SignIn`` facade,
-    both on 127.0.0.1."""
+    both on 127.0.0.1 (``oauth_only``: signing in at its GitHub-shaped OAuth endpoints)."""
     async with oidc_provider(access_seconds) as provider:
         made: list[SignIn] = []
 
         def make(port: int) -> Any:
-            settings = settings_for(provider.issuer, f"http://127.0.0.1:{port}/mcp", **changes)
+            resource = f"http://127.0.0.1:{port}/mcp"
+            settings = settings_for(provider.issuer, resource, oauth_only, **changes)
             made.append(settings)
             options = HttpOptions(signin=settings, stateless=stateless, json_response=stateless)
             return asgi_app(secured_app() if app is None else app(settings), options)

@@ -298,14 +298,16 @@ async def test_the_python_sdks_oauth_client_signs_in_and_calls() -> None:
     assert storage.tokens is not None and storage.tokens.scope == "billing:read billing:write"
 
 
-async def test_the_typescript_sdks_oauth_client_signs_in_and_calls() -> None:
+@pytest.mark.parametrize("oauth_only", [False, True], ids=["openid", "oauth-only"])
+async def test_the_typescript_sdks_oauth_client_signs_in_and_calls(oauth_only: bool) -> None:
     """The official TypeScript client's own OAuth signs in through the facade (the test's
-    browser doing the consent and the provider's login) and calls a tool."""
+    browser doing the consent and the provider's login) and calls a tool, with an OpenID
+    provider and with an OAuth-only one (``github()`` over GitHub's shapes)."""
     npm_install(NODE_SCRATCH, NODE_SDK, NODE_SDK_VERSION, "the TypeScript-SDK OAuth test")
     script = NODE_SCRATCH / "node_oauth_client.mjs"
     shutil.copyfile(HERE / "node_oauth_client.mjs", script)
     with anyio.fail_after(120):
-        async with signin_stack() as stack, browser(stack) as user:
+        async with signin_stack(oauth_only=oauth_only) as stack, browser(stack) as user:
             arguments = json.dumps({"action": "list_invoices"})
             command = ["node", str(script), stack.mcp, CLIENT_REDIRECT, "billing", arguments]
             process = subprocess.Popen(

@@ -52,9 +52,13 @@ def signing_key() -> str:
     ).decode()
 
 
-async def test_each_step_of_a_sign_in_may_land_on_another_replica(redis: Redis) -> None:
+@pytest.mark.parametrize("oauth_only", [False, True], ids=["openid", "oauth-only"])
+async def test_each_step_of_a_sign_in_may_land_on_another_replica(
+    redis: Redis, oauth_only: bool
+) -> None:
     """Registration on A, authorization on B, the provider's callback on A, the code
-    redeemed on B, a call on B, a refresh on A, a revocation on B: then A refuses (401)."""
+    redeemed on B, a call on B, a refresh on A, a revocation on B: then A refuses (401);
+    with an OpenID provider and with an OAuth-only one (``github()``)."""
     pem, prefix = signing_key(), f"test-{secrets.token_hex(4)}"
     with anyio.fail_after(120):
         async with oidc_provider() as provider:
@@ -64,7 +68,9 @@ async def test_each_step_of_a_sign_in_may_land_on_another_replica(redis: Redis) 
                 # Both replicas serve A's public URL, as behind a load balancer.
                 resource = f"http://127.0.0.1:{(ports or [port])[0]}/mcp"
                 store = RedisSignInStore(redis.url, prefix=prefix)
-                settings = settings_for(provider.issuer, resource, signing_key=pem, store=store)
+                settings = settings_for(
+                    provider.issuer, resource, oauth_only, signing_key=pem, store=store
+                )
                 return asgi_app(secured_app(), HttpOptions(signin=settings))
 
             async with serving(make) as port_a:

@@ -378,3 +378,33 @@ def test_signin_provider_scopes_come_from_their_flag(monkeypatch: pytest.MonkeyP
     assert default is not None and default.provider_scopes == ("openid", "email", "profile")
     with pytest.raises(UsageError, match="openid among them"):
         http_options(build_parser().parse_args([*base, "--signin-provider-scope=email"]))
+
+
+def test_signin_github_and_on_behalf_of_come_from_their_flags(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--signin-github signs in at GitHub without an issuer (and pickles to workers);
+    --signin-token-exchange picks Entra's on-behalf-of; GitHub with an issuer is refused."""
+    monkeypatch.setenv("MCPFUSION_SIGNIN_SECRET", "s3cret")
+    base = [
+        "run",
+        "app.py",
+        "--http",
+        "--signin-client-id=facade",
+        "--signin-resource=https://mcp.example/mcp",
+    ]
+    signin = http_options(build_parser().parse_args([*base, "--signin-github"])).signin
+    assert signin is not None and signin.oauth is not None and signin.issuer == ""
+    assert signin.oauth.token_url == "https://github.com/login/oauth/access_token"
+    assert pickle.loads(pickle.dumps(signin)).oauth == signin.oauth
+    entra = http_options(
+        build_parser().parse_args(
+            [*base, "--signin-issuer=https://login.example", "--signin-token-exchange=on_behalf_of"]
+        )
+    ).signin
+    assert entra is not None and entra.token_exchange == "on_behalf_of"
+    both = [*base, "--signin-github", "--signin-issuer=https://login.example"]
+    with pytest.raises(UsageError, match="not both"):
+        http_options(build_parser().parse_args(both))
+    with pytest.raises(UsageError, match="--signin-github"):
+        http_options(build_parser().parse_args(["run", "app.py", "--http", "--signin-github"]))

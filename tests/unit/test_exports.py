@@ -142,11 +142,13 @@ PUBLIC = {
         "Auth",
         "IntrospectionVerifier",
         "JWTVerifier",
+        "OAuthProvider",
         "SignIn",
         "TokenExchange",
         "Verifier",
         "VerifierUnavailable",
         "any_of",
+        "github",
         "hash_api_key",
     ],
     mcpfusion.middleware: [

@@ -5,21 +5,25 @@ from __future__ import annotations
 import ssl
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from mcpfusion._auth.config import Tenant, _require_url
+from mcpfusion._auth.signin.endpoints import OAuthProvider
 from mcpfusion._auth.signin.store import MemoryStore, SignInStore
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SignIn:
-    """Sign-in with an OpenID Connect provider: the server becomes an authorization server.
+    """Sign-in with an identity provider: the server becomes an authorization server.
 
     MCP clients register (RFC 7591), send the user to ``/oauth/authorize`` with PKCE,
     see a consent page naming the client and the scopes, sign in at the provider, and get
     the facade's own short-lived tokens bound to ``resource``; refresh and revocation
     included. Serving with ``signin=`` sets ``auth=`` to accept those tokens.
+
+    The provider is an OpenID Connect provider named by ``issuer`` (its discovery read),
+    or an OAuth-only one (GitHub) named by its endpoints: ``oauth=github()``.
 
     Example::
 
@@ -32,7 +36,10 @@ class SignIn:
         )
 
     Attributes:
-        issuer: the OpenID provider's issuer URL (its discovery document is read from it).
+        issuer: the OpenID provider's issuer URL (its discovery document is read from it);
+            empty with ``oauth``.
+        oauth: an OAuth-only provider by its endpoints (``OAuthProvider``, ``github()``)
+            instead of ``issuer``: no discovery, no ID token, the user read from its API.
         client_id: the facade's client at the provider.
         client_secret: that client's secret (never shown in the ``repr``).
         resource: the public URL of the MCP endpoint; the facade's issuer is its origin.
@@ -42,7 +49,11 @@ class SignIn:
         scopes_of: the scopes a signed-in user may hold, a function of their claims (their
             groups or roles at the provider); a token gets those the client asked for and
             the user consented to among them. ``None``: every supported scope.
-        provider_scopes: the scopes asked of the provider (``openid`` among them).
+        provider_scopes: the scopes asked of the provider (``openid`` among them for an
+            OpenID provider); empty: ``openid email profile``, or ``oauth.scopes``.
+        provider_userinfo: read the provider's userinfo beside its ID token. ``False``
+            when the provider's access token is for another API than its userinfo (Entra
+            ID asked for a scope of your own API, for on-behalf-of): the ID token alone.
         token_ttl: seconds an access token lives.
         refresh_ttl: seconds a refresh token lives (each use gives a new one).
         client_ttl: seconds a registered client is remembered.
@@ -60,6 +71,9 @@ class SignIn:
             checked against (an ``ssl.SSLContext``); ``None``: the system's.
         metadata_documents_private: fetch documents from loopback and private addresses
             too. For tests only: it lets a client make the server fetch inside its network.
+        token_exchange: how ``ctx.token_for`` asks the provider for a downstream token:
+            ``"rfc8693"`` (token exchange: Keycloak, Okta, ...) or ``"on_behalf_of"``
+            (Entra ID's on-behalf-of grant; the audience is named by its scopes).
         signing_key: a PEM P-256 private key signing the tokens, the same in every worker;
             ``None``: one made per process.
         store: where clients, codes and grants live; ``None``: a ``MemoryStore`` made here,
@@ -69,14 +83,16 @@ class SignIn:
         TypeError, ValueError: on a malformed option.
     """
 
-    issuer: str
+    issuer: str = ""
+    oauth: OAuthProvider | None = None
     client_id: str
     client_secret: str = field(repr=False)
     resource: str
     scopes_supported: Sequence[str] = ()
     tenant: Tenant = None
     scopes_of: Callable[[Mapping[str, Any]], Collection[str]] | None = None
-    provider_scopes: Sequence[str] = ("openid", "email", "profile")
+    provider_scopes: Sequence[str] = ()
+    provider_userinfo: bool = True
     token_ttl: int = 300
     refresh_ttl: int = 14 * 86400
     client_ttl: int = 90 * 86400
@@ -86,11 +102,17 @@ class SignIn:
     metadata_documents: bool = True
     metadata_documents_tls: ssl.SSLContext | None = None
     metadata_documents_private: bool = False
+    token_exchange: Literal["rfc8693", "on_behalf_of"] = "rfc8693"
     signing_key: str | None = field(default=None, repr=False)
     store: SignInStore | None = None
 
     def __post_init__(self) -> None:
-        _require_url(self.issuer, "issuer")
+        if self.oauth is None:
+            _require_url(self.issuer, "issuer")
+        elif not isinstance(self.oauth, OAuthProvider):
+            raise TypeError("oauth is an OAuthProvider (or github())")
+        elif self.issuer:
+            raise ValueError("name the provider by issuer or by oauth endpoints, not both")
         _require_url(self.resource, "resource")
         for name in ("client_id", "client_secret"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
@@ -110,10 +132,22 @@ class SignIn:
             self.metadata_documents_tls, ssl.SSLContext
         ):
             raise TypeError("metadata_documents_tls is an ssl.SSLContext")
+        if not isinstance(self.provider_userinfo, bool):
+            raise TypeError("provider_userinfo is a bool")
+        if self.oauth is not None and not self.provider_userinfo:
+            raise ValueError("an OAuth-only provider's user is its userinfo: it is always read")
+        if self.token_exchange not in ("rfc8693", "on_behalf_of"):
+            raise ValueError(
+                f"token_exchange is rfc8693 or on_behalf_of; got {self.token_exchange!r}"
+            )
         if self.store is None:
             object.__setattr__(self, "store", MemoryStore())
         asked = self.provider_scopes
-        if isinstance(asked, str) or "openid" not in asked:
+        if isinstance(asked, str) or not all(isinstance(s, str) and s for s in asked):
+            raise TypeError("provider_scopes is a list of scope names")
+        if not asked:
+            asked = ("openid", "email", "profile") if self.oauth is None else self.oauth.scopes
+        elif self.oauth is None and "openid" not in asked:
             raise ValueError("provider_scopes is a list of scope names with openid among them")
         object.__setattr__(self, "provider_scopes", tuple(asked))
         for name in ("token_ttl", "refresh_ttl", "client_ttl", "max_clients", "registration_limit"):

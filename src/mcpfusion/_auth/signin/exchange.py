@@ -12,7 +12,8 @@ from typing import Final
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcpfusion._auth.signin.config import SignIn
-from mcpfusion._auth.signin.provider import OpenIDProvider, ProviderError, upstream_of
+from mcpfusion._auth.signin.plain import provider_for
+from mcpfusion._auth.signin.provider import ProviderError, upstream_of
 from mcpfusion._auth.signin.sealed import Sealer
 from mcpfusion._auth.signin.store import Record, SignInStore
 from mcpfusion._errors import ToolError
@@ -22,6 +23,7 @@ from mcpfusion._tools.downstream import SERVING_TOKEN_SOURCE
 logger = logging.getLogger("mcpfusion.auth")
 
 GRANT: Final = "urn:ietf:params:oauth:grant-type:token-exchange"
+ON_BEHALF_OF: Final = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 ACCESS_TOKEN: Final = "urn:ietf:params:oauth:token-type:access_token"
 MARGIN_SECONDS: Final = 30
 """A cached token is renewed this long before it expires, so no call carries a dying one."""
@@ -33,6 +35,9 @@ class TokenExchange:
     The caller's token never leaves the server: the provider's token of the caller's
     sign-in (kept by the facade for its grant) is exchanged for one whose audience is the
     downstream API. Tokens are cached until shortly before they expire.
+
+    The exchange is RFC 8693's, or with ``SignIn(token_exchange="on_behalf_of")`` Entra
+    ID's on-behalf-of grant (``urn:ietf:params:oauth:grant-type:jwt-bearer``).
 
     Example::
 
@@ -51,14 +56,12 @@ class TokenExchange:
     def __init__(self, settings: SignIn, *, max_cached: int = 10_000) -> None:
         assert settings.store is not None  # SignIn makes one
         self._store: SignInStore = settings.store
-        self._provider = OpenIDProvider(
-            issuer=settings.issuer,
-            client_id=settings.client_id,
-            client_secret=settings.client_secret,
-        )
+        self._provider = provider_for(settings)
         self._issuer = settings.issuer_url
         self._sealer = Sealer(settings.client_secret)
         self._refresh_ttl = settings.refresh_ttl
+        self._on_behalf_of = settings.token_exchange == "on_behalf_of"
+        self._client_id, self._client_secret = settings.client_id, settings.client_secret
         self._max = max_cached
         self._cache: OrderedDict[tuple[str, str, str], tuple[str, float]] = OrderedDict()
 
@@ -85,17 +88,10 @@ class TokenExchange:
         if await self._store.get("revoked", grant) is not None:
             raise _required("the sign-in has ended")
         upstream = await self._upstream(grant)
-        form = {
-            "grant_type": GRANT,
-            "subject_token": upstream["access_token"],
-            "subject_token_type": ACCESS_TOKEN,
-            "requested_token_type": ACCESS_TOKEN,
-            "audience": audience,
-        }
-        if scope:
-            form["scope"] = scope
+        form = self._form(upstream["access_token"], audience, scope)
         try:
-            answer = await self._provider.exchange(form)
+            # Entra's on-behalf-of form carries the client itself, as Microsoft documents it.
+            answer = await self._provider.exchange(form, basic=not self._on_behalf_of)
         except ProviderError as exc:
             logger.warning("token exchange for %s refused: %s", audience, exc)
             raise _required(f"the identity provider gave no token for {audience}") from None
@@ -106,6 +102,30 @@ class TokenExchange:
         while len(self._cache) > self._max:
             self._cache.popitem(last=False)
         return token
+
+    def _form(self, subject: str, audience: str, scope: str) -> dict[str, str]:
+        """The token request exchanging ``subject`` (the provider's token of the sign-in)
+        for one for ``audience``: RFC 8693's form, or Entra ID's on-behalf-of form, which
+        names the audience by its scopes (``AUDIENCE/.default`` unless ``scope`` is given)."""
+        if self._on_behalf_of:
+            return {
+                "grant_type": ON_BEHALF_OF,
+                "client_id": self._client_id,
+                "client_secret": self._client_secret,
+                "assertion": subject,
+                "scope": scope or f"{audience.rstrip('/')}/.default",
+                "requested_token_use": "on_behalf_of",
+            }
+        form = {
+            "grant_type": GRANT,
+            "subject_token": subject,
+            "subject_token_type": ACCESS_TOKEN,
+            "requested_token_type": ACCESS_TOKEN,
+            "audience": audience,
+        }
+        if scope:
+            form["scope"] = scope
+        return form
 
     async def _upstream(self, grant: str) -> Record:
         """The provider's live token of ``grant``, refreshed at the provider when it expired.

@@ -19,7 +19,8 @@ from mcpfusion._auth.signin.directory import Directory
 from mcpfusion._auth.signin.exchange import TokenExchange, serving_with
 from mcpfusion._auth.signin.grants import Grants, granted, key_of, read_form, s256
 from mcpfusion._auth.signin.pages import COOKIE, back_to, consent_page, page, same_browser
-from mcpfusion._auth.signin.provider import OpenIDProvider, ProviderError, upstream_of
+from mcpfusion._auth.signin.plain import provider_for
+from mcpfusion._auth.signin.provider import ProviderError, upstream_of
 from mcpfusion._auth.signin.sealed import Sealer
 from mcpfusion._auth.signin.store import MemoryStore, Record
 from mcpfusion._auth.signin.tokens import TokenIssuer
@@ -45,13 +46,7 @@ class Facade:
         self.settings = settings
         self.base = settings.base_url
         self.store = settings.store if settings.store is not None else MemoryStore()
-        self.provider = OpenIDProvider(
-            issuer=settings.issuer,
-            client_id=settings.client_id,
-            client_secret=settings.client_secret,
-            tenant=settings.tenant,
-            scopes=settings.provider_scopes,
-        )
+        self.provider = provider_for(settings)
         self.issuer = settings.issuer_url
         self.tokens = TokenIssuer(
             issuer=self.issuer,
