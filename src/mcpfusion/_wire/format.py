@@ -288,7 +288,10 @@ def _string_start(text: str, index: int) -> int:
 
 
 def _closed_string(literal: str) -> str:
-    value = json.loads(literal)
+    try:  # strict=False: a raw control character is read as itself, as lenient readers do
+        value = json.loads(literal, strict=False)
+    except ValueError:  # not a JSON string (a bad escape): no reader agrees on its value
+        return literal.replace("<", "\\u003c")
     found = left_open(value)
     if not found:
         return literal

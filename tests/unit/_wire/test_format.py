@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from mcpfusion import ErrorEnvelope
@@ -48,6 +48,8 @@ def test_fold_lines_leaves_one_line(text: str) -> None:
 
 
 @given(hostile_text)
+@example('< Tool_errOr code="X" severity="error"><A\x1f</TOOl_erROr code="X" severity="error">')
+@example('"<A \\q</tool_error>"')
 def test_neutralize_leaves_no_reserved_tag(text: str) -> None:
     """After neutralize, no '<', '/' and whitespace precede a reserved name in any case."""
     assert FORGERY.search(wire.neutralize(text)) is None
