@@ -12,6 +12,7 @@ from typing import Any, Literal, Self
 import anyio
 
 from mcpfusion._app.app import Fusion
+from mcpfusion._app.pipeline import tenant_of
 from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._surface.surface import PromptResult, ReadResult
 from mcpfusion._tools.client import ClientChannel
@@ -94,8 +95,21 @@ class FusionTester:
         return other
 
     def list_tools(self) -> list[dict[str, Any]]:
-        """Exactly what ``tools/list`` shows this tester's caller."""
-        return self.app.list_tools(scopes_of(self.identity))
+        """Exactly what ``tools/list`` shows this tester's caller: its scopes' and tenant's
+        tools, and where the list differs per caller (a workflow, progressive exposure),
+        its own, read from its caller state.
+
+        Raises:
+            RuntimeError: a per-caller list asked for inside a running event loop; await
+                ``tester.list_tools_async()`` there.
+        """
+        if getattr(self.app, "per_caller", False):
+            return anyio.run(self.list_tools_async)
+        return self.app.list_tools(scopes_of(self.identity), tenant=tenant_of(self.identity))
+
+    async def list_tools_async(self) -> list[dict[str, Any]]:
+        """``list_tools`` for async tests."""
+        return await self.app.list_tools_for(self.identity)
 
     async def call(self, tool: str, action: str | None = None, /, **arguments: Any) -> CallResult:
         """Calls ``action`` of ``tool`` with keyword arguments.

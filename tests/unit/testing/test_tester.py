@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+import anyio
 import pytest
 from pydantic import BaseModel
 
@@ -240,3 +242,44 @@ def test_the_default_caller_is_the_apps_local_identity() -> None:
     assert [tool["name"] for tool in FusionTester(scoped).list_tools()] == ["notes"]
     assert FusionTester(scoped).call_sync("notes", "whoami").data == "op"
     assert FusionTester(scoped, identity=None).list_tools() == []
+
+
+def _progressive() -> Fusion:
+    """A progressive app: its list differs per caller (tools asked for through the catalog)."""
+    app = Fusion("fleet", exposure="progressive", definitions="full")
+    for kind in ("trucks", "drivers"):
+        app.tool(kind, description=f"{kind}.").action("count", read_only=True)(lambda: 3)
+    return app
+
+
+def test_list_tools_shows_a_per_caller_list_as_tools_list_does() -> None:
+    """Under progressive exposure the tester lists what its caller asked for, not every tool."""
+    tester = FusionTester(_progressive(), identity=Identity("alice"))
+    assert [t["name"] for t in tester.list_tools()] == ["tool_catalog"]
+    tester.call_sync("tool_catalog", "use", names=["drivers"])
+    assert [t["name"] for t in tester.list_tools()] == ["tool_catalog", "drivers"]
+    other = tester.as_caller(Identity("bob"))
+    assert [t["name"] for t in other.list_tools()] == ["tool_catalog"]
+
+
+@pytest.mark.anyio
+async def test_list_tools_in_an_event_loop_says_to_await_its_async_form() -> None:
+    """Inside a running loop a per-caller list is read with list_tools_async; the sync
+    form says so rather than answering the wrong list."""
+    tester = FusionTester(_progressive(), identity=Identity("alice"))
+    assert [t["name"] for t in await tester.list_tools_async()] == ["tool_catalog"]
+    with pytest.raises(RuntimeError, match=r"Already running"):
+        tester.list_tools()
+
+
+def test_list_tools_reads_the_callers_tenant() -> None:
+    """A tool disabled for the caller's tenant is not listed to it."""
+    app = Fusion("tenants", definitions="full")
+    app.tool("a").action("go")(lambda: 1)
+    b = app.tool("b")
+    b.action("go")(lambda: 2)
+    anyio.run(functools.partial(b.disable, tenant="globex"))
+    names = [
+        t["name"] for t in FusionTester(app, identity=Identity("x", tenant="globex")).list_tools()
+    ]
+    assert names == ["a"]
