@@ -76,14 +76,14 @@ def encode(value: Any, delimiter: str = "|", text: Callable[[str], str] | None =
         renderer = _Renderer(delimiter, text)
         renderer.root(value)
     except RecursionError:
-        raise NotPlain from None
+        raise NotPlain("nested too deeply, or a cycle") from None
     return "\n".join(renderer.lines)
 
 
 def _plain(text: str) -> None:
     """Refuses a lone surrogate, for ``toon_format`` to reject (an ASCII text has none)."""
     if not text.isascii() and _SURROGATE.search(text):
-        raise NotPlain
+        raise NotPlain("a lone surrogate")
 
 
 def _quote(value: str) -> str:
@@ -98,14 +98,14 @@ def _escape_char(match: re.Match[str]) -> str:
 def _key(key: Any, text: Callable[[str], str] | None) -> str:
     """An object key or field name, quoted unless it is a plain identifier (§7.3)."""
     if type(key) is not str:
-        raise NotPlain
+        raise NotPlain("a key that is not a str")
     found = key if _UNQUOTED_KEY.fullmatch(key) else None
     if key.isascii() and "<" not in key:
         found = found or _quote(key)
         _cache(_keys, key, found)
         return found
     if text is not None and text(key) != key:
-        raise NotPlain
+        raise NotPlain("a key the text rule rewrites")
     _plain(key)
     return found or _quote(key)
 
@@ -119,7 +119,9 @@ def _cache(cache: dict[str, str], text: str, encoded: str) -> None:
 def _float(value: float) -> str:
     """A finite float in TOON's canonical number form (§2); a non-finite one is not plain."""
     if value != value or value in (float("inf"), float("-inf")):
-        raise NotPlain  # toon_format writes null: its normalization, not this renderer's
+        raise NotPlain(
+            "a non-finite float"
+        )  # toon_format writes null: its normalization, not this renderer's
     if value.is_integer() and abs(value) < 1e21:
         return str(int(value))
     number = Decimal(repr(value))
@@ -260,7 +262,7 @@ class _Renderer:
             return str(value)
         if kind is float:
             return _float(value)
-        raise NotPlain
+        raise NotPlain(f"a {type(value).__name__}, outside the plain JSON model")
 
     def join(self, values: list[Any]) -> str:
         return self.delimiter.join(map(self.primitive, values))

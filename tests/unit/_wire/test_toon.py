@@ -99,7 +99,7 @@ def test_plain_values_encode_as_toon_format_does(value: Any, delimiter: str) -> 
     try:
         expected = toon_format.encode(value, delimiter=delimiter)
     except ValueError:  # a lone surrogate: no TOON text, and not the renderer's to write
-        with pytest.raises(toon.NotPlain):
+        with pytest.raises(toon.NotPlain, match=r"^a lone surrogate$"):
             toon.encode(value, delimiter)
         return
     assert toon.encode(value, delimiter) == expected
@@ -129,19 +129,19 @@ def keys_of(value: Any) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "value",
+    ("value", "reason"),
     [
-        (1, 2),
-        {"at": dt.date(2024, 1, 2)},
-        [Decimal("1.50")],
-        {1: "int key"},
-        {"x": float("nan")},
-        [{"a": 1}, {"a": (2,)}],
+        ((1, 2), "a tuple, outside the plain JSON model"),
+        ({"at": dt.date(2024, 1, 2)}, "a date, outside the plain JSON model"),
+        ([Decimal("1.50")], "a Decimal, outside the plain JSON model"),
+        ({1: "int key"}, "a key that is not a str"),
+        ({"x": float("nan")}, "a non-finite float"),
+        ([{"a": 1}, {"a": (2,)}], "a tuple, outside the plain JSON model"),
     ],
 )
-def test_values_outside_the_plain_model_are_left_to_toon_format(value: Any) -> None:
+def test_values_outside_the_plain_model_are_left_to_toon_format(value: Any, reason: str) -> None:
     """Tuples, dates, Decimals, non-str keys and NaN are refused, for toon_format to encode."""
-    with pytest.raises(toon.NotPlain):
+    with pytest.raises(toon.NotPlain, match=f"^{reason}$"):
         toon.encode(value, "|")
 
 
@@ -149,12 +149,15 @@ def test_a_lone_surrogate_or_a_cycle_is_left_to_toon_format() -> None:
     """A lone surrogate, in a value or a key, and a value containing itself are refused."""
     looped: list[Any] = []
     looped.append(looped)
-    for value in ({"k": "a\ud800"}, {"\udc00": 1}, looped):
-        with pytest.raises(toon.NotPlain):
-            toon.encode(value, "|")
+    with pytest.raises(toon.NotPlain, match=r"^a lone surrogate$"):
+        toon.encode({"k": "a\ud800"}, "|")
+    with pytest.raises(toon.NotPlain, match=r"^a lone surrogate$"):
+        toon.encode({"\udc00": 1}, "|")
+    with pytest.raises(toon.NotPlain, match=r"^nested too deeply, or a cycle$"):
+        toon.encode(looped, "|")
 
 
 def test_a_key_the_text_rule_changes_is_left_to_toon_format() -> None:
     """A key neutralize would rewrite is refused: two keys could become one."""
-    with pytest.raises(toon.NotPlain):
+    with pytest.raises(toon.NotPlain, match=r"^a key the text rule rewrites$"):
         toon.encode({"<domain_rules>": 1, "&lt;domain_rules>": 2}, "|", neutralize)
