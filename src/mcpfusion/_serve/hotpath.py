@@ -19,6 +19,7 @@ from opentelemetry import trace
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._serve.channel import Channel, R
 from mcpfusion._serve.jsonrpc import RequestId, encode, error
+from mcpfusion._serve.modern import MODERN_ERA, TAKEN_META, Envelopes, lacking
 from mcpfusion._serve.protocol import ServableApp
 from mcpfusion._serve.results import respond, sent_result
 from mcpfusion._serve.sdk_client import ClientHub, ConnectionTracker
@@ -26,12 +27,20 @@ from mcpfusion._serve.stdio.lines import LineWriter
 from mcpfusion._serve.tool_lists import ToolLists
 from mcpfusion._tools.client import (
     LOG_LEVELS,
+    ClientLacks,
     Feature,
     LogLevel,
 )
 from mcpfusion._tools.context import Progress
 
-__all__ = ["CALL_KEYS", "HotPath", "call_shape", "plain_sdk_path", "result_line"]
+__all__ = [
+    "CALL_KEYS",
+    "HotPath",
+    "call_shape",
+    "modern_call_shape",
+    "plain_sdk_path",
+    "result_line",
+]
 
 logger = logging.getLogger("mcpfusion")
 
@@ -52,6 +61,7 @@ class _Call:
     (``benchmarks/stdio.py``, py-spy).
     """
 
+    version: str | None = None  # the request's own (2026-07-28), else the session's
     task: asyncio.Task[None] | None = None
     started: bool = False  # its task runs: a cancellation reaches its handler
     cancelled: bool = False  # by the client: nothing may be sent for it any more
@@ -97,14 +107,26 @@ class HotPath:
     Only requests the SDK would take exactly as they are (see ``take``); it runs the app's
     ``call_tool`` as ``build_server``'s handler does and writes the bytes the SDK would.
     Why that is the same behaviour: docs/deployment.md, "The stdio hot path".
+
+    Args:
+        server_info: the server's ``server_info_stamp``, which the SDK writes into every
+            2026-07-28 result.
     """
 
     def __init__(
-        self, app: ServableApp, out: LineWriter, lists: ToolLists, hub: ClientHub | None = None
+        self,
+        app: ServableApp,
+        out: LineWriter,
+        lists: ToolLists,
+        hub: ClientHub | None = None,
+        server_info: Mapping[str, Any] | None = None,
     ) -> None:
         self._app = app
         self._out = out
         self._client = _HotClient(out, hub)
+        self._modern_client = _ModernClient(hub)
+        self._envelopes = Envelopes()
+        self._server_info = server_info
         self._loop = asyncio.get_running_loop()
         self._running: dict[RequestId, _Call] = {}  # by id, until the handler returns
         self._tasks: dict[asyncio.Task[None], _Call] = {}  # until the answer has left
@@ -115,7 +137,11 @@ class HotPath:
         self._identity = app.local_identity
 
     def take(self, message: dict[str, Any], version: str) -> bool:
-        """Answers ``message`` if it is a request this path serves as the SDK would."""
+        """Answers ``message`` if it is a request this path serves as the SDK would.
+
+        ``version`` is the session's negotiated one, or ``MODERN_ERA`` for a session its
+        first request opened at 2026-07-28 (each request then names its own).
+        """
         if not message.keys() <= CALL_KEYS or message.get("jsonrpc") != "2.0":
             return False
         request_id = message.get("id")
@@ -123,6 +149,16 @@ class HotPath:
             return False  # bool, float and null ids are the SDK's (or the refusal's) to answer
         method = message.get("method")
         params = message.get("params", {})
+        if version == MODERN_ERA:
+            # Only tools/call: a 2026 tools/list carries cache hints the SDK's path adds.
+            if method == "tools/call":
+                modern = modern_call_shape(params, self._envelopes)
+                if modern is not None:
+                    name, arguments, meta, token, request_version = modern
+                    return self._call(
+                        request_id, name, arguments, meta, token, version=request_version
+                    )
+            return False
         self._version = version  # the session's: the same for every message
         if method == "tools/call" and (shape := call_shape(params)) is not None:
             return self._call(request_id, *shape)
@@ -138,8 +174,10 @@ class HotPath:
         arguments: dict[str, Any] | None,
         meta: Mapping[str, Any] | None,
         token: str | int | None,
+        *,
+        version: str | None = None,
     ) -> bool:
-        call = _Call()
+        call = _Call(version)
         # Registered before the next line is read, so a cancellation right behind it finds it.
         self._running[coerce_request_id(request_id)] = call
         # A plain asyncio task, not a task-group child: the call starts 13-15 µs sooner
@@ -199,12 +237,18 @@ class HotPath:
     ) -> None:
         answered = False
         call.started = True
+        response: ToolResponse | ClientLacks
         try:
             try:
                 if call.cancelled or call.stopped:  # before its task first ran
                     return
                 progress = _no_progress if token is None else self._progress(token, call)
-                response = await self._respond(name, arguments, meta, progress)
+                client = self._client if call.version is None else self._modern_client
+                response = await respond(
+                    self._app, name, arguments, meta, progress, self._identity, client
+                )
+            except ClientLacks as lack:  # 2026-07-28 refuses it, as the SDK's path does
+                response = lack
             finally:
                 call.over = True
                 key = coerce_request_id(request_id)
@@ -213,7 +257,11 @@ class HotPath:
             # No await since the handler returned: a cancellation cannot slip in between.
             if not call.cancelled:
                 answered = True
-                self._out.write(result_line(request_id, response, self._version))
+                if isinstance(response, ClientLacks):
+                    self._out.write(lacking(request_id, response))
+                else:
+                    version = call.version or self._version
+                    self._out.write(result_line(request_id, response, version, self._server_info))
                 await self._out.drain()
         except asyncio.CancelledError:
             if not (call.cancelled or call.stopped):
@@ -222,17 +270,6 @@ class HotPath:
             if call.stopped and not answered and not call.cancelled:
                 closed = error(request_id, types.CONNECTION_CLOSED, "Connection closed")
                 self._out.write(encode(closed))
-
-    async def _respond(
-        self,
-        name: str,
-        arguments: dict[str, Any] | None,
-        meta: Mapping[str, Any] | None,
-        progress: Progress,
-    ) -> ToolResponse:
-        return await respond(
-            self._app, name, arguments, meta, progress, self._identity, self._client
-        )
 
     def _progress(self, token: str | int, call: _Call) -> Progress:
         async def report(done: float, total: float | None, message: str | None) -> None:
@@ -253,36 +290,81 @@ class HotPath:
 def call_shape(
     params: Any,
 ) -> tuple[str, dict[str, Any] | None, Mapping[str, Any] | None, str | int | None] | None:
-    """``(name, arguments, meta, token)`` of ``tools/call`` params a hot path answers as the
-    SDK would, else ``None`` (the SDK's to answer).
+    """``(name, arguments, meta, token)`` of 2025 ``tools/call`` params a hot path answers
+    as the SDK would, else ``None`` (the SDK's to answer).
 
     Only ``name``, ``arguments`` (an object or null) and ``_meta`` (null, or at most a
     string or integer ``progressToken``): an envelope or a trace context is the SDK's.
     """
+    parts = _call_parts(params, _PROGRESS_ONLY)
+    if parts is None:
+        return None
+    name, arguments, raw, token = parts
+    return name, arguments, _sdk_meta(raw), token
+
+
+def modern_call_shape(
+    params: Any, envelopes: Envelopes
+) -> tuple[str, dict[str, Any] | None, Mapping[str, Any] | None, str | int | None, str] | None:
+    """``(name, arguments, meta, token, version)`` of 2026-07-28 ``tools/call`` params a
+    hot path answers as the SDK would, else ``None``.
+
+    The same params as ``call_shape`` takes, with an envelope in ``_meta`` that
+    ``envelopes`` finds the SDK serves as it is (``_serve/modern.py``).
+    """
+    parts = _call_parts(params, TAKEN_META)
+    if parts is None:
+        return None
+    name, arguments, raw, token = parts
+    version = None if raw is None else envelopes.version_of(raw)
+    if version is None:
+        return None
+    return name, arguments, _sdk_meta(raw), token, version
+
+
+def _call_parts(
+    params: Any, meta_keys: frozenset[str]
+) -> tuple[str, dict[str, Any] | None, dict[str, Any] | None, str | int | None] | None:
+    """``(name, arguments, raw _meta, token)`` of plain ``tools/call`` params whose
+    ``_meta`` holds ``meta_keys`` at most, else ``None``."""
     if type(params) is not dict or not params.keys() <= _CALL_PARAMS:
         return None
     name = params.get("name")
     arguments = params.get("arguments")
     if type(name) is not str or not (arguments is None or type(arguments) is dict):
         return None
-    meta: Mapping[str, Any] | None = None
+    raw = params.get("_meta")
     token = None
-    if "_meta" in params and (raw := params["_meta"]) is not None:
-        if type(raw) is not dict or not raw.keys() <= _PROGRESS_ONLY:
+    if raw is not None:
+        if type(raw) is not dict or not raw.keys() <= meta_keys:
             return None
         if "progressToken" in raw:
             token = raw["progressToken"]
             if type(token) is not int and type(token) is not str:
                 return None
-        # The SDK hands the handler its validated view of _meta (progress_token, ...).
-        meta = types.RequestParams.model_validate({"_meta": raw}, by_name=False).meta
-    return name, arguments, meta, token
+    return name, arguments, raw, token
 
 
-def result_line(request_id: RequestId, response: ToolResponse, version: str) -> bytes:
-    """The SDK's line for ``response`` at protocol ``version``: same keys, same order."""
+def _sdk_meta(raw: dict[str, Any] | None) -> Mapping[str, Any] | None:
+    """The SDK's validated view of ``_meta``, as its handler receives it (or ``None``)."""
+    if raw is None:
+        return None
+    meta: Mapping[str, Any] | None = types.RequestParams.model_validate(
+        {"_meta": raw}, by_name=False
+    ).meta
+    return meta
+
+
+def result_line(
+    request_id: RequestId,
+    response: ToolResponse,
+    version: str,
+    server_info: Mapping[str, Any] | None = None,
+) -> bytes:
+    """The SDK's line for ``response`` at protocol ``version``: same keys, same order
+    (``server_info`` is the server's stamp, which 2026-07-28 results carry)."""
     try:
-        result = sent_result(response, version)
+        result = sent_result(response, version, server_info)
     except ValueError:  # pydantic's ValidationError, answered as the SDK's runner does
         logger.exception("handler for 'tools/call' returned an invalid result")
         return encode(error(request_id, types.INTERNAL_ERROR, _INVALID_RESULT))
@@ -319,3 +401,23 @@ class _HotClient(Channel):
 
     async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
         raise AssertionError("the hot path serves no client that can be asked")
+
+
+class _ModernClient(Channel):
+    """The client of a 2026-07-28 call the hot path takes: one it can neither ask nor log to.
+
+    The hot path takes no request whose envelope declares elicitation, sampling or roots,
+    nor one opting in to log messages; a call needing a feature the client lacks is
+    refused with ``-32021`` (``protocol_refusals``), as on the SDK's path.
+    """
+
+    protocol_refusals = True
+
+    def supports(self, feature: Feature) -> bool:
+        return False
+
+    async def log(self, level: LogLevel, data: Any, logger: str) -> None:
+        """Sends nothing: the request did not opt in to log messages."""
+
+    async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
+        raise AssertionError("the hot path serves no 2026-07-28 client that can be asked")

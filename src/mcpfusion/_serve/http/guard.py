@@ -453,7 +453,7 @@ def screen(body: bytes) -> tuple[Any, Any]:
     except ValueError as exc:
         return None, error(recover_id(body), PARSE_ERROR, f"Parse error: {exc}")
     request_id = usable_id(parsed.get("id")) if isinstance(parsed, dict) else None
-    repeated = repeated_key(body)
+    repeated = repeated_key(body, parsed)
     if repeated is not None:
         reason = f"the key {preview(repeated)} appears twice in one object"
         return None, error(request_id, INVALID_REQUEST, f"Invalid Request: {reason}")
