@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Final
 
 import anyio
@@ -14,9 +13,11 @@ from mcp import types
 from mcp.server import Server
 from mcp.server.request_state import RequestStateBoundary
 from mcp.shared.dispatcher import coerce_request_id
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from opentelemetry import trace
 
 from mcpfusion._present.response import ToolResponse
+from mcpfusion._serve.call import HotCall, Running
 from mcpfusion._serve.channel import Channel, R
 from mcpfusion._serve.jsonrpc import RequestId, encode, error
 from mcpfusion._serve.modern import MODERN_ERA, TAKEN_META, Envelopes, lacking
@@ -31,7 +32,6 @@ from mcpfusion._tools.client import (
     Feature,
     LogLevel,
 )
-from mcpfusion._tools.context import Progress
 
 __all__ = [
     "CALL_KEYS",
@@ -52,30 +52,32 @@ _STOP_TIMEOUT: Final = 5.0
 """How long the calls still running when stdin ends may take to stop."""
 
 
-@dataclass(eq=False, slots=True)
-class _Call:
-    """A ``tools/call`` the hot path is running, in an asyncio task of its own.
+class _Call(HotCall):
+    """A ``tools/call`` the stdio hot path runs, in an asyncio task of its own.
 
     It is stopped by cancelling that task, not through an anyio cancel scope: making and
     entering one per call cost 8 % of a stdio server's time at 10 calls in flight
-    (``benchmarks/stdio.py``, py-spy).
+    (``benchmarks/stdio.py``, py-spy). Its notifications are lines on stdout.
     """
 
-    version: str | None = None  # the request's own (2026-07-28), else the session's
-    task: asyncio.Task[None] | None = None
-    started: bool = False  # its task runs: a cancellation reaches its handler
-    cancelled: bool = False  # by the client: nothing may be sent for it any more
-    stopped: bool = False  # by the server, stdin having ended: the client is told so
-    over: bool = False  # the handler returned: its progress reports are dropped
+    __slots__ = ("_out", "started", "stopped", "task")
+
+    def __init__(self, version: str, out: LineWriter) -> None:
+        super().__init__(version)
+        self._out = out
+        self.task: asyncio.Task[None] | None = None
+        self.started = False  # its task runs: a cancellation reaches its handler
+        self.stopped = False  # by the server, stdin having ended: the client is told so
 
     def stop(self) -> None:
         """Cancels the task once it runs; one that has not started sees the flags first."""
         if self.started and self.task is not None:
             self.task.cancel()
 
-
-async def _no_progress(done: float, total: float | None, message: str | None) -> None:
-    """What a call without a progress token reports to: nobody, as in the SDK."""
+    async def notify(self, method: str, params: dict[str, Any]) -> None:
+        """Writes the notification as a line of its own (a notice: see ``LineWriter``)."""
+        self._out.write(encode({"jsonrpc": "2.0", "method": method, "params": params}), notice=True)
+        await self._out.drain()
 
 
 _OURS: Final = (RequestStateBoundary, ConnectionTracker)
@@ -128,7 +130,7 @@ class HotPath:
         self._envelopes = Envelopes()
         self._server_info = server_info
         self._loop = asyncio.get_running_loop()
-        self._running: dict[RequestId, _Call] = {}  # by id, until the handler returns
+        self._running: Running[RequestId, _Call] = Running()  # by id, until the handler returns
         self._tasks: dict[asyncio.Task[None], _Call] = {}  # until the answer has left
         self._lists = lists
         self._version = ""  # the session's protocol version, set by the first message taken
@@ -177,9 +179,9 @@ class HotPath:
         *,
         version: str | None = None,
     ) -> bool:
-        call = _Call(version)
+        call = _Call(version or self._version, self._out)
         # Registered before the next line is read, so a cancellation right behind it finds it.
-        self._running[coerce_request_id(request_id)] = call
+        self._running.add(coerce_request_id(request_id), call)
         # A plain asyncio task, not a task-group child: the call starts 13-15 µs sooner
         # (spawn to start, measured: 29-32 µs with anyio's start_soon, 17 µs this way).
         task = self._loop.create_task(self._run(request_id, name, arguments, meta, token, call))
@@ -221,10 +223,7 @@ class HotPath:
 
     def cancel(self, request_id: RequestId) -> None:
         """Stops a running call the client cancelled; nothing is sent for it."""
-        call = self._running.get(coerce_request_id(request_id))
-        if call is not None:
-            call.cancelled = True
-            call.stop()
+        self._running.cancel(coerce_request_id(request_id))
 
     async def _run(
         self,
@@ -242,26 +241,23 @@ class HotPath:
             try:
                 if call.cancelled or call.stopped:  # before its task first ran
                     return
-                progress = _no_progress if token is None else self._progress(token, call)
-                client = self._client if call.version is None else self._modern_client
+                modern = call.version in MODERN_PROTOCOL_VERSIONS
+                client = self._modern_client if modern else self._client
                 response = await respond(
-                    self._app, name, arguments, meta, progress, self._identity, client
+                    self._app, name, arguments, meta, call.reporter(token), self._identity, client
                 )
             except ClientLacks as lack:  # 2026-07-28 refuses it, as the SDK's path does
                 response = lack
             finally:
-                call.over = True
-                key = coerce_request_id(request_id)
-                if self._running.get(key) is call:  # a reused id may have replaced it
-                    del self._running[key]
+                self._running.done(coerce_request_id(request_id), call)
             # No await since the handler returned: a cancellation cannot slip in between.
             if not call.cancelled:
                 answered = True
                 if isinstance(response, ClientLacks):
                     self._out.write(lacking(request_id, response))
                 else:
-                    version = call.version or self._version
-                    self._out.write(result_line(request_id, response, version, self._server_info))
+                    line = result_line(request_id, response, call.version, self._server_info)
+                    self._out.write(line)
                 await self._out.drain()
         except asyncio.CancelledError:
             if not (call.cancelled or call.stopped):
@@ -270,21 +266,6 @@ class HotPath:
             if call.stopped and not answered and not call.cancelled:
                 closed = error(request_id, types.CONNECTION_CLOSED, "Connection closed")
                 self._out.write(encode(closed))
-
-    def _progress(self, token: str | int, call: _Call) -> Progress:
-        async def report(done: float, total: float | None, message: str | None) -> None:
-            if call.over:
-                return  # as the SDK's closed dispatch context drops it
-            params: dict[str, Any] = {"progressToken": token, "progress": done}
-            if total is not None:
-                params["total"] = total
-            if message is not None:
-                params["message"] = message
-            notification = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
-            self._out.write(encode(notification), notice=True)
-            await self._out.drain()
-
-        return report
 
 
 def call_shape(
