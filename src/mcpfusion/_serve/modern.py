@@ -27,7 +27,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from mcpfusion._serve.jsonrpc import RequestId, encode
-from mcpfusion._serve.sdk_client import missing_capability
+from mcpfusion._serve.rounds import missing_capability
 from mcpfusion._tools.client import ClientLacks
 
 __all__ = ["MODERN_ERA", "TAKEN_META", "Envelopes", "lacking", "opens_modern"]
