@@ -28,7 +28,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from mcpfusion._app.lifespan import settle
 from mcpfusion._app.ratelimit import SERVING_STORE, RateLimitStore
 from mcpfusion._serve.http.bearer import protected
-from mcpfusion._serve.http.guard import LOOPBACK_HOSTS, HostPolicy, RequestGuard
+from mcpfusion._serve.http.guard import RequestGuard
+from mcpfusion._serve.http.hosts import LOOPBACK_HOSTS, HostPolicy
 from mcpfusion._serve.http.hotpath import HotEndpoint
 from mcpfusion._serve.http.streams import InMemoryEventStore, SessionManager
 from mcpfusion._serve.options import (
