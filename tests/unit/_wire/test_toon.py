@@ -92,7 +92,7 @@ JSON_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=1500)
+@settings(max_examples=600)
 @given(JSON_VALUES, DELIMITERS)
 def test_plain_values_encode_as_toon_format_does(value: Any, delimiter: str) -> None:
     """Every plain JSON value is encoded to exactly toon_format's bytes, for each delimiter."""
@@ -105,7 +105,7 @@ def test_plain_values_encode_as_toon_format_does(value: Any, delimiter: str) -> 
     assert toon.encode(value, delimiter) == expected
 
 
-@settings(max_examples=1500)
+@settings(max_examples=600)
 @given(JSON_VALUES, DELIMITERS)
 def test_strings_pass_the_text_rule_as_if_mapped_first(value: Any, delimiter: str) -> None:
     """With neutralize as the text rule, the text is toon_format's of the neutralized value.
