@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pydantic_core
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpfusion._serve.jsonrpc import (
     INVALID_REQUEST,
@@ -140,3 +143,31 @@ def test_distinct_keys_are_known_without_a_second_parse(
     monkeypatch.setattr(json, "loads", no_parse)
     assert repeated_key(text, parsed) is None
     assert repeated_key(text.decode(), parsed) is None
+
+
+JSON_KEYS = st.text(alphabet='ab:"\\{}[],', max_size=3)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet='xy:"\\{}[], \n', max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.lists(st.tuples(JSON_KEYS, inner), max_size=4)
+    ),  # pairs: keys may repeat
+    max_leaves=12,
+)
+
+
+def as_json(value: Any) -> str:
+    """JSON text of ``value``, a list of (key, value) pairs written as an object as it is."""
+    if isinstance(value, list) and value and all(isinstance(p, tuple) for p in value):
+        members = ",".join(f"{json.dumps(k)}:{as_json(v)}" for k, v in value)
+        return "{" + members + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(as_json(item) for item in value) + "]"
+    return json.dumps(value)
+
+
+@settings(max_examples=400)
+@given(JSON_VALUES)
+def test_counting_members_agrees_with_the_stdlib_parse(value: Any) -> None:
+    """With the parsed value or without, the same repeated key (or none) is found."""
+    text = as_json(value).encode()
+    assert repeated_key(text, pydantic_core.from_json(text)) == repeated_key(text)
