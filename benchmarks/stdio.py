@@ -17,6 +17,12 @@ the machine lands on every figure alike. Targets (issue 12): throughput at 10 in
 >= 6x the baseline, i.e. seconds per call <= 1/6 of the baseline's; sequential p50 <= 0.4x
 the baseline's.
 
+``modern_vs_legacy_p50`` is what the protocol era costs where users meet the server: the
+sequential p50 of ``get_invoice`` through the official Python client in its default mode
+(2026-07-28: no handshake, an envelope in every request) divided by the same client with
+``mode="legacy"`` (a 2025-11-25 session), both on the ``mcpfusion`` server, in the same
+rounds. Target (issue 25): <= 1.2, the 2026 calls taking the hot path too.
+
 ``in_process`` is the floor no transport can beat, measured in the same rounds: the same
 app's ``call_tool`` awaited in this process, inside its lifespan and as the caller stdio
 serves (the app's local identity), with no JSON-RPC at all. ``overhead_p50_us`` is what
@@ -41,6 +47,8 @@ from pathlib import Path
 from typing import Any
 
 import pydantic_core
+from mcp import Client as OfficialClient
+from mcp import StdioServerParameters
 
 from benchmarks.timing import all_passed, report, target
 from examples.billing.__main__ import ENV_DB
@@ -52,6 +60,8 @@ SERVERS = ("sdk", "transport", "mcpfusion")
 IN_FLIGHT = 10
 MAX_SECONDS_PER_CALL_VS_SDK = round(1 / 6, 3)
 MAX_P50_VS_SDK = 0.4
+MAX_MODERN_VS_LEGACY_P50 = 1.2
+MODES = ("default", "legacy")
 ARGUMENTS = {"action": "get_invoice", "invoice_id": "INV-00042"}
 INITIALIZE = {
     "protocolVersion": "2025-11-25",
@@ -156,6 +166,29 @@ async def calls_per_second(client: Client, calls: int, in_flight: int) -> float:
     return calls / (time.perf_counter() - start)
 
 
+def official_client(mode: str, db: str) -> OfficialClient:
+    """The official client of a new ``mcpfusion`` server subprocess, in ``mode``."""
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "tests.e2e.stdio_server", TARGET, "--with", "mcpfusion"],
+        env={**os.environ, ENV_DB: db},
+        cwd=REPO,
+    )
+    return OfficialClient(server) if mode == "default" else OfficialClient(server, mode="legacy")
+
+
+async def official_us(client: OfficialClient, calls: int) -> list[float]:
+    """The latency of ``calls`` ``get_invoice`` calls through the official client (µs)."""
+    samples = []
+    for _ in range(calls):
+        start = time.perf_counter_ns()
+        result = await client.call_tool("billing", ARGUMENTS)
+        samples.append((time.perf_counter_ns() - start) / 1000)
+        if result.is_error:
+            raise RuntimeError(f"get_invoice failed: {result.content}")
+    return samples
+
+
 async def in_process_call(app: Fusion) -> None:
     """One ``get_invoice`` call in this process, as stdio serves it, checked.
 
@@ -207,6 +240,10 @@ async def measure(calls: int, rounds: int) -> dict[str, Any]:
         db = str(Path(folder) / "billing.db")
         BillingDB.open(db)  # seeded once, before any server starts
         clients = {name: await Client.start(name, db) for name in SERVERS}
+        official = {
+            mode: await lifespan.enter_async_context(official_client(mode, db)) for mode in MODES
+        }
+        official_latencies: dict[str, list[float]] = {mode: [] for mode in MODES}
         app = create_app(db)
         await lifespan.enter_async_context(app.running())  # the servers run theirs too
         load_before = loadavg()
@@ -218,7 +255,11 @@ async def measure(calls: int, rounds: int) -> dict[str, Any]:
             for client in clients.values():  # warm-up: imports, caches, the first calls
                 await calls_per_second(client, 500, IN_FLIGHT)
             await in_process_per_second(app, 500, IN_FLIGHT)
+            for official_one in official.values():
+                await official_us(official_one, 200)
             for _ in range(rounds):
+                for mode, official_one in official.items():
+                    official_latencies[mode] += await official_us(official_one, calls // 4)
                 for name, client in clients.items():
                     samples = await sequential_us(client, calls)
                     latencies[name] += samples
@@ -238,6 +279,7 @@ async def measure(calls: int, rounds: int) -> dict[str, Any]:
     p50 = {name: statistics.median(values) for name, values in latencies.items()}
     throughput_1 = {name: statistics.median(values) for name, values in sequential.items()}
     throughput_10 = {name: statistics.median(values) for name, values in concurrent.items()}
+    official_p50 = {mode: statistics.median(values) for mode, values in official_latencies.items()}
     return {
         "calls_per_round": {"sequential": calls, "in_flight_10": 5 * calls},
         "rounds": rounds,
@@ -252,6 +294,7 @@ async def measure(calls: int, rounds: int) -> dict[str, Any]:
         "throughput_10_vs_sdk": {
             name: round(throughput_10[name] / throughput_10["sdk"], 2) for name in names
         },
+        "official_client_p50_us": {mode: round(v, 1) for mode, v in official_p50.items()},
         "overhead_p50_us": {name: round(p50[name] - p50["in_process"], 1) for name in SERVERS},
         "in_process_vs_sdk": {
             "p50": round(p50["in_process"] / p50["sdk"], 3),
@@ -264,6 +307,9 @@ async def measure(calls: int, rounds: int) -> dict[str, Any]:
                 throughput_10["sdk"] / throughput_10["mcpfusion"], MAX_SECONDS_PER_CALL_VS_SDK
             ),
             "p50_vs_sdk": target(p50["mcpfusion"] / p50["sdk"], MAX_P50_VS_SDK),
+            "modern_vs_legacy_p50": target(
+                official_p50["default"] / official_p50["legacy"], MAX_MODERN_VS_LEGACY_P50
+            ),
         },
     }
 

@@ -17,6 +17,21 @@ from mcpfusion._serve.sdk import build_server
 from mcpfusion._serve.stdio.lines import LineReader
 from mcpfusion._serve.stdio.session import EOF_GRACE, _Session
 
+MODERN = "2026-07-28"
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+"""The ``_meta`` envelope the official client sends with every 2026-07-28 request."""
+
+
+def enveloped(message: dict[str, Any], **meta: Any) -> dict[str, Any]:
+    """``message`` with the 2026-07-28 envelope (and ``meta``) in its params' ``_meta``."""
+    params = dict(message.get("params") or {})
+    params["_meta"] = {**ENVELOPE, **(params.get("_meta") or {}), **meta}
+    return {**message, "params": params}
+
 
 class Wire:
     """A stdout stand-in: every line written, read back one by one."""
@@ -94,6 +109,12 @@ class Peer:
         assert answer["result"]["protocolVersion"] == version
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
+    async def discover(self) -> None:
+        """Opens the session at 2026-07-28, as the official client does: no handshake."""
+        discover = {"jsonrpc": "2.0", "id": "discover", "method": "server/discover"}
+        answer = await self.request("server/discover", enveloped(discover)["params"], "discover")
+        assert MODERN in answer["result"]["supportedVersions"]
+
 
 @asynccontextmanager
 async def session(
@@ -128,9 +149,13 @@ def call(request_id: Any, name: Any, arguments: Any = None, **params: Any) -> di
 async def exchange(
     app: Any, messages: list[dict[str, Any]], *, hot: bool, version: str = "2025-11-25"
 ) -> list[bytes]:
-    """Every line a session writes for ``messages``, each sent once the last is answered."""
+    """Every line a session writes for ``messages``, each sent once the last is answered.
+
+    At 2026-07-28 the session is opened as the official client opens it: ``server/discover``
+    with the envelope, no handshake.
+    """
     async with session(app, hot=hot) as peer:
-        await peer.initialize(version)
+        await (peer.discover() if version == MODERN else peer.initialize(version))
         written = []
         for message in messages:
             peer.send(message)

@@ -15,7 +15,7 @@ import anyio
 
 from mcpfusion._app.lifespan import until_signalled
 from mcpfusion._serve.http.app import asgi_app, host_policy, is_loopback, run_http
-from mcpfusion._serve.http.guard import HostPolicy
+from mcpfusion._serve.http.hosts import HostPolicy
 from mcpfusion._serve.http.streams import InMemoryEventStore
 from mcpfusion._serve.http.workers import AppFactory, run_workers
 from mcpfusion._serve.options import HttpOptions

@@ -10,7 +10,7 @@ import httpx2
 import pytest
 from anyio.abc import SocketStream
 
-import mcpfusion._serve.http.app
+import mcpfusion._serve.http.heads
 from mcpfusion import HttpOptions
 from mcpfusion._serve.http.app import uvicorn_config
 from tests.e2e.sample_app import app as sample
@@ -147,7 +147,7 @@ async def test_slowloris_connections_are_closed_and_calls_stay_fast(
     """200 connections trickling a request head do not slow a call; each is closed (with
     httptools, the default, and with h11, the fallback where httptools is missing)."""
     if parser == "h11":
-        monkeypatch.setattr(mcpfusion._serve.http.app, "_HTTPTOOLS", None)
+        monkeypatch.setattr(mcpfusion._serve.http.heads, "_HTTPTOOLS", None)
     protocol = uvicorn_config(sample, HttpOptions()).http
     assert isinstance(protocol, type)
     expected = "_HttpToolsHeadTimeout" if parser == "httptools" else "_H11HeadTimeout"

@@ -9,7 +9,7 @@ import anyio
 import httpx2
 import pytest
 
-import mcpfusion._serve.http.app
+import mcpfusion._serve.http.heads
 from mcpfusion import HttpOptions
 from mcpfusion._dev.reload import LiveApp
 from mcpfusion._dev.server import console_app
@@ -65,7 +65,7 @@ BASE_FIELDS = 4
 def use(parser: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Serves with httptools (the default) or h11 (the fallback where it is missing)."""
     if parser == "h11":
-        monkeypatch.setattr(mcpfusion._serve.http.app, "_HTTPTOOLS", None)
+        monkeypatch.setattr(mcpfusion._serve.http.heads, "_HTTPTOOLS", None)
 
 
 @PARSERS

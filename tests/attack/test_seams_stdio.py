@@ -21,7 +21,8 @@ from mcp import Client
 from examples.billing.server import create_app
 from mcpfusion import Fusion, HttpOptions
 from mcpfusion._serve.http.app import uvicorn_config
-from mcpfusion._serve.redis import CALL_WAIT, shared_state
+from mcpfusion._serve.redis import shared_state
+from mcpfusion._serve.redis_link import CALL_WAIT
 from mcpfusion.middleware import rate_limit
 from tests.client_results import first_text
 from tests.e2e import servers

@@ -31,7 +31,7 @@ from mcpfusion._dev.target import UsageError
 from mcpfusion._dev.terminal import TokenCounter, classify, definition_json
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._renderer import renderer_document
-from mcpfusion._serve.http.guard import Address, Origin, _is_json
+from mcpfusion._serve.http.hosts import Address, Origin, _is_json
 from mcpfusion._tools.catalog import Catalog
 
 logger = logging.getLogger("mcpfusion.dev")

@@ -7,8 +7,8 @@ from typing import Any, Self
 import anyio
 import redis.asyncio
 
-from mcpfusion._serve.redis import _FAILURES, DEFAULT_PREFIX, _Link, _Pickled
 from mcpfusion._serve.redis import shared_state as _shared_without_callers
+from mcpfusion._serve.redis_link import _FAILURES, DEFAULT_PREFIX, _Link, _Pickled
 from mcpfusion._serve.task_redis import RedisTaskStore
 
 

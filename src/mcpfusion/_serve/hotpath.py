@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Final
 
 import anyio
@@ -14,11 +13,14 @@ from mcp import types
 from mcp.server import Server
 from mcp.server.request_state import RequestStateBoundary
 from mcp.shared.dispatcher import coerce_request_id
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from opentelemetry import trace
 
 from mcpfusion._present.response import ToolResponse
+from mcpfusion._serve.call import HotCall, Running
 from mcpfusion._serve.channel import Channel, R
 from mcpfusion._serve.jsonrpc import RequestId, encode, error
+from mcpfusion._serve.modern import MODERN_ERA, TAKEN_META, Envelopes, client_name_of, lacking
 from mcpfusion._serve.protocol import ServableApp
 from mcpfusion._serve.results import respond, sent_result
 from mcpfusion._serve.sdk_client import ClientHub, ConnectionTracker
@@ -26,12 +28,20 @@ from mcpfusion._serve.stdio.lines import LineWriter
 from mcpfusion._serve.tool_lists import ToolLists
 from mcpfusion._tools.client import (
     LOG_LEVELS,
+    ClientLacks,
     Feature,
     LogLevel,
 )
-from mcpfusion._tools.context import Progress
 
-__all__ = ["CALL_KEYS", "HotPath", "call_shape", "plain_sdk_path", "result_line", "tasked_names"]
+__all__ = [
+    "CALL_KEYS",
+    "HotPath",
+    "call_shape",
+    "modern_call_shape",
+    "plain_sdk_path",
+    "result_line",
+    "tasked_names",
+]
 
 logger = logging.getLogger("mcpfusion")
 
@@ -43,29 +53,32 @@ _STOP_TIMEOUT: Final = 5.0
 """How long the calls still running when stdin ends may take to stop."""
 
 
-@dataclass(eq=False, slots=True)
-class _Call:
-    """A ``tools/call`` the hot path is running, in an asyncio task of its own.
+class _Call(HotCall):
+    """A ``tools/call`` the stdio hot path runs, in an asyncio task of its own.
 
     It is stopped by cancelling that task, not through an anyio cancel scope: making and
     entering one per call cost 8 % of a stdio server's time at 10 calls in flight
-    (``benchmarks/stdio.py``, py-spy).
+    (``benchmarks/stdio.py``, py-spy). Its notifications are lines on stdout.
     """
 
-    task: asyncio.Task[None] | None = None
-    started: bool = False  # its task runs: a cancellation reaches its handler
-    cancelled: bool = False  # by the client: nothing may be sent for it any more
-    stopped: bool = False  # by the server, stdin having ended: the client is told so
-    over: bool = False  # the handler returned: its progress reports are dropped
+    __slots__ = ("_out", "started", "stopped", "task")
+
+    def __init__(self, version: str, out: LineWriter) -> None:
+        super().__init__(version)
+        self._out = out
+        self.task: asyncio.Task[None] | None = None
+        self.started = False  # its task runs: a cancellation reaches its handler
+        self.stopped = False  # by the server, stdin having ended: the client is told so
 
     def stop(self) -> None:
         """Cancels the task once it runs; one that has not started sees the flags first."""
         if self.started and self.task is not None:
             self.task.cancel()
 
-
-async def _no_progress(done: float, total: float | None, message: str | None) -> None:
-    """What a call without a progress token reports to: nobody, as in the SDK."""
+    async def notify(self, method: str, params: dict[str, Any]) -> None:
+        """Writes the notification as a line of its own (a notice: see ``LineWriter``)."""
+        self._out.write(encode({"jsonrpc": "2.0", "method": method, "params": params}), notice=True)
+        await self._out.drain()
 
 
 _OURS: Final = (RequestStateBoundary, ConnectionTracker)
@@ -104,16 +117,28 @@ class HotPath:
     Only requests the SDK would take exactly as they are (see ``take``); it runs the app's
     ``call_tool`` as ``build_server``'s handler does and writes the bytes the SDK would.
     Why that is the same behaviour: docs/deployment.md, "The stdio hot path".
+
+    Args:
+        server_info: the server's ``server_info_stamp``, which the SDK writes into every
+            2026-07-28 result.
     """
 
     def __init__(
-        self, app: ServableApp, out: LineWriter, lists: ToolLists, hub: ClientHub | None = None
+        self,
+        app: ServableApp,
+        out: LineWriter,
+        lists: ToolLists,
+        hub: ClientHub | None = None,
+        server_info: Mapping[str, Any] | None = None,
     ) -> None:
         self._app = app
         self._out = out
         self._client = _HotClient(out, hub)
+        self._modern_client = _ModernClient(hub)
+        self._envelopes = Envelopes()
+        self._server_info = server_info
         self._loop = asyncio.get_running_loop()
-        self._running: dict[RequestId, _Call] = {}  # by id, until the handler returns
+        self._running: Running[RequestId, _Call] = Running()  # by id, until the handler returns
         self._tasks: dict[asyncio.Task[None], _Call] = {}  # until the answer has left
         self._lists = lists
         self._version = ""  # the session's protocol version, set by the first message taken
@@ -123,7 +148,11 @@ class HotPath:
         self._client_name: str | None = None  # from initialize's clientInfo, if sent
 
     def take(self, message: dict[str, Any], version: str) -> bool:
-        """Answers ``message`` if it is a request this path serves as the SDK would."""
+        """Answers ``message`` if it is a request this path serves as the SDK would.
+
+        ``version`` is the session's negotiated one, or ``MODERN_ERA`` for a session its
+        first request opened at 2026-07-28 (each request then names its own).
+        """
         if not message.keys() <= CALL_KEYS or message.get("jsonrpc") != "2.0":
             return False
         request_id = message.get("id")
@@ -131,6 +160,16 @@ class HotPath:
             return False  # bool, float and null ids are the SDK's (or the refusal's) to answer
         method = message.get("method")
         params = message.get("params", {})
+        if version == MODERN_ERA:
+            # Only tools/call: a 2026 tools/list carries cache hints the SDK's path adds.
+            if method == "tools/call":
+                modern = modern_call_shape(params, self._envelopes)
+                if modern is not None and modern[0] not in tasked_names(self._app):
+                    name, arguments, meta, token, request_version = modern
+                    return self._call(
+                        request_id, name, arguments, meta, token, version=request_version
+                    )
+            return False
         self._version = version  # the session's: the same for every message
         if method == "tools/call" and (shape := call_shape(params)) is not None:
             if shape[0] in tasked_names(self._app):
@@ -150,10 +189,12 @@ class HotPath:
         arguments: dict[str, Any] | None,
         meta: Mapping[str, Any] | None,
         token: str | int | None,
+        *,
+        version: str | None = None,
     ) -> bool:
-        call = _Call()
+        call = _Call(version or self._version, self._out)
         # Registered before the next line is read, so a cancellation right behind it finds it.
-        self._running[coerce_request_id(request_id)] = call
+        self._running.add(coerce_request_id(request_id), call)
         # A plain asyncio task, not a task-group child: the call starts 13-15 µs sooner
         # (spawn to start, measured: 29-32 µs with anyio's start_soon, 17 µs this way).
         task = self._loop.create_task(self._run(request_id, name, arguments, meta, token, call))
@@ -199,10 +240,7 @@ class HotPath:
 
     def cancel(self, request_id: RequestId) -> None:
         """Stops a running call the client cancelled; nothing is sent for it."""
-        call = self._running.get(coerce_request_id(request_id))
-        if call is not None:
-            call.cancelled = True
-            call.stop()
+        self._running.cancel(coerce_request_id(request_id))
 
     async def _run(
         self,
@@ -215,21 +253,35 @@ class HotPath:
     ) -> None:
         answered = False
         call.started = True
+        response: ToolResponse | ClientLacks
         try:
             try:
                 if call.cancelled or call.stopped:  # before its task first ran
                     return
-                progress = _no_progress if token is None else self._progress(token, call)
-                response = await self._respond(name, arguments, meta, progress)
+                modern = call.version in MODERN_PROTOCOL_VERSIONS
+                client = self._modern_client if modern else self._client
+                response = await respond(
+                    self._app,
+                    name,
+                    arguments,
+                    meta,
+                    call.reporter(token),
+                    self._identity,
+                    client,
+                    client_name_of(meta) if modern else self._client_name,
+                )
+            except ClientLacks as lack:  # 2026-07-28 refuses it, as the SDK's path does
+                response = lack
             finally:
-                call.over = True
-                key = coerce_request_id(request_id)
-                if self._running.get(key) is call:  # a reused id may have replaced it
-                    del self._running[key]
+                self._running.done(coerce_request_id(request_id), call)
             # No await since the handler returned: a cancellation cannot slip in between.
             if not call.cancelled:
                 answered = True
-                self._out.write(result_line(request_id, response, self._version))
+                if isinstance(response, ClientLacks):
+                    self._out.write(lacking(request_id, response))
+                else:
+                    line = result_line(request_id, response, call.version, self._server_info)
+                    self._out.write(line)
                 await self._out.drain()
         except asyncio.CancelledError:
             if not (call.cancelled or call.stopped):
@@ -239,73 +291,85 @@ class HotPath:
                 closed = error(request_id, types.CONNECTION_CLOSED, "Connection closed")
                 self._out.write(encode(closed))
 
-    async def _respond(
-        self,
-        name: str,
-        arguments: dict[str, Any] | None,
-        meta: Mapping[str, Any] | None,
-        progress: Progress,
-    ) -> ToolResponse:
-        return await respond(
-            self._app,
-            name,
-            arguments,
-            meta,
-            progress,
-            self._identity,
-            self._client,
-            self._client_name,
-        )
-
-    def _progress(self, token: str | int, call: _Call) -> Progress:
-        async def report(done: float, total: float | None, message: str | None) -> None:
-            if call.over:
-                return  # as the SDK's closed dispatch context drops it
-            params: dict[str, Any] = {"progressToken": token, "progress": done}
-            if total is not None:
-                params["total"] = total
-            if message is not None:
-                params["message"] = message
-            notification = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
-            self._out.write(encode(notification), notice=True)
-            await self._out.drain()
-
-        return report
-
 
 def call_shape(
     params: Any,
 ) -> tuple[str, dict[str, Any] | None, Mapping[str, Any] | None, str | int | None] | None:
-    """``(name, arguments, meta, token)`` of ``tools/call`` params a hot path answers as the
-    SDK would, else ``None`` (the SDK's to answer).
+    """``(name, arguments, meta, token)`` of 2025 ``tools/call`` params a hot path answers
+    as the SDK would, else ``None`` (the SDK's to answer).
 
     Only ``name``, ``arguments`` (an object or null) and ``_meta`` (null, or at most a
     string or integer ``progressToken``): an envelope or a trace context is the SDK's.
     """
+    parts = _call_parts(params, _PROGRESS_ONLY)
+    if parts is None:
+        return None
+    name, arguments, raw, token = parts
+    return name, arguments, _sdk_meta(raw), token
+
+
+def modern_call_shape(
+    params: Any, envelopes: Envelopes
+) -> tuple[str, dict[str, Any] | None, Mapping[str, Any] | None, str | int | None, str] | None:
+    """``(name, arguments, meta, token, version)`` of 2026-07-28 ``tools/call`` params a
+    hot path answers as the SDK would, else ``None``.
+
+    The same params as ``call_shape`` takes, with an envelope in ``_meta`` that
+    ``envelopes`` finds the SDK serves as it is (``_serve/modern.py``).
+    """
+    parts = _call_parts(params, TAKEN_META)
+    if parts is None:
+        return None
+    name, arguments, raw, token = parts
+    version = None if raw is None else envelopes.version_of(raw)
+    if version is None:
+        return None
+    return name, arguments, _sdk_meta(raw), token, version
+
+
+def _call_parts(
+    params: Any, meta_keys: frozenset[str]
+) -> tuple[str, dict[str, Any] | None, dict[str, Any] | None, str | int | None] | None:
+    """``(name, arguments, raw _meta, token)`` of plain ``tools/call`` params whose
+    ``_meta`` holds ``meta_keys`` at most, else ``None``."""
     if type(params) is not dict or not params.keys() <= _CALL_PARAMS:
         return None
     name = params.get("name")
     arguments = params.get("arguments")
     if type(name) is not str or not (arguments is None or type(arguments) is dict):
         return None
-    meta: Mapping[str, Any] | None = None
+    raw = params.get("_meta")
     token = None
-    if "_meta" in params and (raw := params["_meta"]) is not None:
-        if type(raw) is not dict or not raw.keys() <= _PROGRESS_ONLY:
+    if raw is not None:
+        if type(raw) is not dict or not raw.keys() <= meta_keys:
             return None
         if "progressToken" in raw:
             token = raw["progressToken"]
             if type(token) is not int and type(token) is not str:
                 return None
-        # The SDK hands the handler its validated view of _meta (progress_token, ...).
-        meta = types.RequestParams.model_validate({"_meta": raw}, by_name=False).meta
-    return name, arguments, meta, token
+    return name, arguments, raw, token
 
 
-def result_line(request_id: RequestId, response: ToolResponse, version: str) -> bytes:
-    """The SDK's line for ``response`` at protocol ``version``: same keys, same order."""
+def _sdk_meta(raw: dict[str, Any] | None) -> Mapping[str, Any] | None:
+    """The SDK's validated view of ``_meta``, as its handler receives it (or ``None``)."""
+    if raw is None:
+        return None
+    meta: Mapping[str, Any] | None = types.RequestParams.model_validate(
+        {"_meta": raw}, by_name=False
+    ).meta
+    return meta
+
+
+def result_line(
+    request_id: RequestId,
+    response: ToolResponse,
+    version: str,
+    server_info: Mapping[str, Any] | None = None,
+) -> bytes:
+    """The SDK's line for ``response`` at protocol ``version``: same keys, same order
+    (``server_info`` is the server's stamp, which 2026-07-28 results carry)."""
     try:
-        result = sent_result(response, version)
+        result = sent_result(response, version, server_info)
     except ValueError:  # pydantic's ValidationError, answered as the SDK's runner does
         logger.exception("handler for 'tools/call' returned an invalid result")
         return encode(error(request_id, types.INTERNAL_ERROR, _INVALID_RESULT))
@@ -342,3 +406,23 @@ class _HotClient(Channel):
 
     async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
         raise AssertionError("the hot path serves no client that can be asked")
+
+
+class _ModernClient(Channel):
+    """The client of a 2026-07-28 call the hot path takes: one it can neither ask nor log to.
+
+    The hot path takes no request whose envelope declares elicitation, sampling or roots,
+    nor one opting in to log messages; a call needing a feature the client lacks is
+    refused with ``-32021`` (``protocol_refusals``), as on the SDK's path.
+    """
+
+    protocol_refusals = True
+
+    def supports(self, feature: Feature) -> bool:
+        return False
+
+    async def log(self, level: LogLevel, data: Any, logger: str) -> None:
+        """Sends nothing: the request did not opt in to log messages."""
+
+    async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
+        raise AssertionError("the hot path serves no 2026-07-28 client that can be asked")

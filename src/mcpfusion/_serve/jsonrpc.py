@@ -167,13 +167,53 @@ def _distinct(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def repeated_key(raw: bytes | str) -> str | None:
+_UNPARSED: Final = object()
+
+
+def _no_repeats(raw: bytes | str, parsed: Any) -> bool:
+    """Whether the text of ``parsed`` surely repeats no key: it holds as many object members
+    (each one ``:`` outside the strings) as ``parsed``'s objects hold keys."""
+    keys = _keys(parsed)
+    text = raw.encode(errors="surrogatepass") if isinstance(raw, str) else raw
+    # Every ":" is at least as many as the members; most messages have no other.
+    return text.count(b":") == keys or _STRING.sub(b"", text).count(b":") == keys
+
+
+def _keys(value: Any) -> int:
+    """How many keys the objects in a parsed JSON value hold, together (-1 if too deep)."""
+    try:
+        return _count(value)
+    except RecursionError:
+        return -1
+
+
+def _count(value: Any) -> int:
+    if type(value) is dict:
+        return len(value) + sum(
+            _count(item) for item in value.values() if type(item) in _CONTAINERS
+        )
+    if type(value) is list:
+        return sum(_count(item) for item in value if type(item) in _CONTAINERS)
+    return 0
+
+
+_CONTAINERS: Final = (dict, list)
+
+
+def repeated_key(raw: bytes | str, parsed: Any = _UNPARSED) -> str | None:
     """The first key some object of a JSON text repeats, else ``None``.
 
     JSON parsers keep the last of two equal keys, so ``{"action": "get", "action":
     "delete"}`` would mean what the last one says while a reader of the first sees
     another request: such a message is refused instead. Call it on text that parsed.
+
+    Given what the text parsed to, a message that repeats no key is known without parsing
+    it again: each member of an object is one ``:`` outside the strings, so a text with
+    as many as its objects have keys repeats none (the stdlib parse that names the key
+    runs only when one is repeated, or the count cannot tell).
     """
+    if parsed is not _UNPARSED and _no_repeats(raw, parsed):
+        return None
     try:
         json.loads(raw, object_pairs_hook=_distinct)
     except _Repeated as repeated:

@@ -10,7 +10,7 @@ import redis.asyncio
 
 from mcpfusion._auth.config import VerifierUnavailable
 from mcpfusion._auth.signin.store import Record
-from mcpfusion._serve.redis import _FAILURES, DEFAULT_PREFIX, _Link, _Pickled
+from mcpfusion._serve.redis_link import _FAILURES, DEFAULT_PREFIX, _Link, _Pickled
 
 
 class RedisSignInStore(_Pickled):

@@ -5,14 +5,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from mcp import types
 from mcp.types import methods
+from mcp_types import SERVER_INFO_META_KEY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpfusion._identity import Identity
 from mcpfusion._present.failures import escaped, preview
-from mcpfusion._present.response import ToolResponse
+from mcpfusion._present.response import FOR_USER, ToolResponse
 from mcpfusion._serve.protocol import ServableApp
 from mcpfusion._tools.client import ClientChannel
 from mcpfusion._tools.context import Progress
@@ -20,6 +22,8 @@ from mcpfusion._tools.context import Progress
 __all__ = ["call_result", "respond", "sent_result", "to_call_tool_result", "without_user_ui"]
 
 logger = logging.getLogger("mcpfusion")
+
+_USER_ONLY: Final = FOR_USER.to_mcp()
 
 
 async def respond(
@@ -82,25 +86,42 @@ def call_result(response: ToolResponse) -> dict[str, Any]:
     return result
 
 
-def sent_result(response: ToolResponse, version: str) -> dict[str, Any]:
+def sent_result(
+    response: ToolResponse, version: str, server_info: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """``call_result(response)`` as the SDK sends it at protocol ``version``.
+
+    At 2026-07-28 the SDK's runner stamps the result with its ``serverInfo``
+    (``server_info``, the server's ``server_info_stamp``), which the hot paths pass.
 
     Raises:
         ValueError: the SDK's refusal of a result its models reject (pydantic's
             ``ValidationError``), answered "Handler returned an invalid result".
     """
-    if response.annotations or response.attachments:
-        # Rare shapes (blocks for the user only, images, audio): the SDK's own sieve.
-        return methods.serialize_server_result("tools/call", version, call_result(response))
-    # Text blocks alone: what that sieve makes of call_result() (the model's field order,
-    # no resultType on the 2025 versions the hot paths serve), without building models
-    # (pinned against the sieve by tests/unit/_serve/test_results.py).
-    result: dict[str, Any] = {
-        "content": [{"text": block, "type": "text"} for block in response.blocks],
-        "isError": response.is_error,
-    }
-    if response.structured_content is not None:
-        result["structuredContent"] = response.structured_content
+    modern = version in MODERN_PROTOCOL_VERSIONS
+    result: dict[str, Any]
+    annotations = response.annotations
+    if response.attachments or any(m is not None and m != FOR_USER for m in annotations):
+        # Rare shapes (other annotations, images, audio): the SDK's own sieve.
+        result = methods.serialize_server_result("tools/call", version, call_result(response))
+    else:
+        # Text blocks, some for the user only: what that sieve makes of call_result() (the
+        # model's field order, resultType only at 2026-07-28), without building models
+        # (pinned against the sieve by tests/unit/_serve/test_results.py).
+        marks = annotations or (None,) * len(response.blocks)
+        content = [
+            {"text": block, "type": "text"}
+            if mark is None
+            else {"annotations": dict(_USER_ONLY), "text": block, "type": "text"}
+            for block, mark in zip(response.blocks, marks, strict=True)
+        ]
+        result = {"content": content, "isError": response.is_error}
+        if modern:
+            result["resultType"] = "complete"
+        if response.structured_content is not None:
+            result["structuredContent"] = response.structured_content
+    if modern and server_info is not None and result.get("_meta") is None:
+        result["_meta"] = {SERVER_INFO_META_KEY: dict(server_info)}
     return result
 
 

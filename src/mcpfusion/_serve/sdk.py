@@ -19,13 +19,8 @@ from mcpfusion._identity import Identity
 from mcpfusion._serve.http.bearer import identity_of
 from mcpfusion._serve.protocol import ServableApp
 from mcpfusion._serve.results import call_result, respond, to_call_tool_result
-from mcpfusion._serve.sdk_client import (
-    ClientHub,
-    ConnectionTracker,
-    SdkClient,
-    input_required,
-    missing_capability,
-)
+from mcpfusion._serve.rounds import input_required, missing_capability
+from mcpfusion._serve.sdk_client import ClientHub, ConnectionTracker, SdkClient
 from mcpfusion._serve.sdk_private import check
 from mcpfusion._serve.sdk_surface import (
     advertise_extensions,

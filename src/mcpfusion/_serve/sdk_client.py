@@ -14,8 +14,6 @@ on 2026-07-28) and who to tell when the tool or prompt list or a resource change
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import secrets
 import weakref
@@ -35,22 +33,17 @@ from mcp.server.subscriptions import (
     SubscriptionBus,
     ToolsListChanged,
 )
-from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
-from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import ValidationError
 
 from mcpfusion._identity import Identity
 from mcpfusion._present.statesync import matching, state_name
 from mcpfusion._serve.channel import Channel, R
+from mcpfusion._serve.rounds import Rounds
 from mcpfusion._serve.sdk_private import connection_of
 from mcpfusion._tools.client import (
-    CONFIRM_PREFIX,
     LOG_LEVELS,
-    ClientLacks,
     Feature,
-    InputNeeded,
     LogLevel,
 )
 
@@ -348,15 +341,15 @@ class SdkClient(Channel):
         self._ctx = ctx
         self._modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         self._params = params
-        self._started: _Rounds | None = None  # read from the params when first needed
+        self._started: Rounds | None = None  # read from the params when first needed
         # 2026-07-28 refuses a call needing an undeclared capability with -32021.
         self.protocol_refusals = self._modern
 
-    def _rounds(self) -> _Rounds | None:
+    def _rounds(self) -> Rounds | None:
         """The call's rounds on 2026-07-28 (``None`` before): made when the handler first
         logs or asks, so a call that does neither never decodes its request state."""
         if self._started is None and self._modern:
-            self._started = _Rounds(self._params)
+            self._started = Rounds(self._params)
         return self._started
 
     # -- what the client offers ---------------------------------------------------------
@@ -410,95 +403,3 @@ class SdkClient(Channel):
         ctx = self._ctx
         metadata = ServerMessageMetadata(related_request_id=ctx.request_id)
         return await ctx.session.send_request(request, kind, metadata=metadata)
-
-
-class _Rounds:
-    """The questions of one 2026-07-28 call, asked in order across rounds.
-
-    The n-th question of a run is ``q{n}``. Its answer is recorded in the state handed
-    back with the next question, with a digest of the question: a run that asks
-    something else in that place is asked again rather than given a stale answer. The
-    state also counts the log messages sent, so a run does not send its earlier rounds'
-    messages twice.
-    """
-
-    def __init__(self, params: types.InputResponseRequestParams) -> None:
-        self._answers = params.input_responses or {}
-        self._recorded: dict[str, dict[str, Any]] = _decoded(params.request_state)
-        self._asked = 0
-        self._pending: dict[str, dict[str, Any]] = {}  # asked this round, not answered
-        sent = self._recorded.pop("logs", {}).get("n", 0)
-        self._logs_sent = sent if isinstance(sent, int) else 0
-        self._logged = 0
-
-    def first_time_logged(self) -> bool:
-        """Counts a log message; whether no earlier round of the call sent it."""
-        self._logged += 1
-        return self._logged > self._logs_sent
-
-    def ask(self, request: types.ServerRequest, kind: type[R], key: str | None = None) -> R:
-        """The answer to ``request``, known from an earlier round or sent with this one.
-
-        An answer is taken when it is for this very question, or when no question was
-        recorded under its key (a client may answer before being asked: it could answer
-        anything it is asked anyway). A confirmation is the exception (fails closed): its
-        answer counts only for the very question this server asked, as the sealed
-        ``requestState`` records it, never unsolicited.
-
-        Raises:
-            InputNeeded: when the client has not answered yet.
-        """
-        if key is None:
-            key = f"q{self._asked}"
-        self._asked += 1
-        wire = request.model_dump(by_alias=True, mode="json", exclude_none=True)
-        digest = hashlib.sha256(json.dumps(wire, sort_keys=True).encode()).hexdigest()[:32]
-        recorded = self._recorded.get(key)
-        if recorded is not None and recorded.get("q") == digest:
-            return kind.model_validate(recorded["a"])
-        answer = self._answers.get(key)
-        asked = self._recorded.get(f"asked:{key}")
-        unasked_ok = asked is None and not key.startswith(CONFIRM_PREFIX)
-        if answer is not None and (unasked_ok or (asked is not None and asked.get("q") == digest)):
-            try:
-                result = kind.model_validate(answer.model_dump(by_alias=True, mode="json"))
-            except ValidationError:
-                result = None
-            if result is not None:
-                sent = answer.model_dump(by_alias=True, mode="json")
-                self._recorded[key] = {"q": digest, "a": sent}
-                return result
-        self._pending[f"asked:{key}"] = {"q": digest}
-        state = {k: v for k, v in self._recorded.items() if not k.startswith("asked:")}
-        state.update(self._pending)
-        state["logs"] = {"n": max(self._logged, self._logs_sent)}
-        raise InputNeeded({key: wire}, json.dumps(state, sort_keys=True))
-
-
-def _decoded(state: str | None) -> dict[str, dict[str, Any]]:
-    """The recorded answers in a ``requestState`` the boundary verified (plaintext here)."""
-    if not state:
-        return {}
-    try:
-        found = json.loads(state)
-    except ValueError:
-        return {}
-    if not isinstance(found, dict):
-        return {}
-    return {k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, dict)}
-
-
-def input_required(need: InputNeeded) -> types.InputRequiredResult:
-    """The ``input_required`` result asking what a handler's question needs."""
-    return types.InputRequiredResult.model_validate(
-        {"inputRequests": dict(need.requests), "requestState": need.state}
-    )
-
-
-def missing_capability(lack: ClientLacks) -> MCPError:
-    """The JSON-RPC error ``-32021`` naming the capability a call needs (SEP-2575)."""
-    return MCPError(
-        code=MISSING_REQUIRED_CLIENT_CAPABILITY,
-        message=f"This tool requires the client '{lack.feature}' capability",
-        data={"requiredCapabilities": {lack.feature: {}}},
-    )

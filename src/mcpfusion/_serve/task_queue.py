@@ -15,7 +15,7 @@ from saq.types import PartialTimersDict
 from mcpfusion._app.app import Fusion
 from mcpfusion._identity import Identity
 from mcpfusion._serve.results import respond
-from mcpfusion._serve.sdk_client import missing_capability
+from mcpfusion._serve.rounds import missing_capability
 from mcpfusion._serve.task_channels import TaskChannel
 from mcpfusion._serve.task_redis import ABANDONED, RedisTaskStore
 from mcpfusion._serve.tasks import TaskService

@@ -19,7 +19,8 @@ import anyio
 import redis.asyncio
 from redis.exceptions import WatchError
 
-from mcpfusion._serve.redis import _FAILURES, DEFAULT_PREFIX, RedisSubscriptionBus, _Link, _Pickled
+from mcpfusion._serve.redis import RedisSubscriptionBus
+from mcpfusion._serve.redis_link import _FAILURES, DEFAULT_PREFIX, _Link, _Pickled
 from mcpfusion._tasks.store import MemoryTaskStore, TaskRecord, TaskStatus
 
 _FIELDS: Final = tuple(field.name for field in dataclasses.fields(TaskRecord))

@@ -20,7 +20,8 @@ from mcpfusion._identity import Identity
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._serve.protocol import ServableApp
 from mcpfusion._serve.results import call_result, respond
-from mcpfusion._serve.sdk_client import SdkClient, input_required, missing_capability
+from mcpfusion._serve.rounds import input_required, missing_capability
+from mcpfusion._serve.sdk_client import SdkClient
 from mcpfusion._serve.task_channels import STATUS_MESSAGE_LIMIT, BeginningChannel, TaskChannel
 from mcpfusion._tasks.runner import InProcessTaskRunner, TaskCall, TaskRunner
 from mcpfusion._tasks.store import MemoryTaskStore, TaskRecord, TaskStore, new_task_id

@@ -11,6 +11,8 @@ import toon_format
 from mcpfusion._errors import SerializationError
 from mcpfusion._wire.format import neutralize, neutralize_json
 from mcpfusion._wire.repair import repaired
+from mcpfusion._wire.toon import NotPlain
+from mcpfusion._wire.toon import encode as encode_toon
 
 DataFormat = Literal["json", "compact", "toon"]
 DATA_FORMATS: tuple[DataFormat, ...] = ("json", "compact", "toon")
@@ -128,8 +130,13 @@ def to_toon(value: Any, delimiter: Delimiter = "|") -> str:
     (an unquoted ``<`` ending one value may meet the next key across a line break). Lone
     surrogates, which the encoder refuses, become U+FFFD on the way.
     """
+    plain = to_jsonable(value)
     try:
-        text: str = toon_format.encode(neutralize_strings(to_jsonable(value)), delimiter=delimiter)
+        try:
+            # The fast renderer neutralizes the strings as it goes; toon_format takes the rest.
+            text = encode_toon(plain, delimiter, neutralize)
+        except NotPlain:
+            text = toon_format.encode(neutralize_strings(plain), delimiter=delimiter)
     except (TypeError, ValueError) as exc:
         raise SerializationError(f"the data cannot be encoded as TOON: {exc}") from exc
     return neutralize(text)

@@ -14,11 +14,14 @@ from mcpfusion._present.response import FOR_USER
 from mcpfusion._serve.hotpath import HotPath, plain_sdk_path
 from mcpfusion._serve.sdk import build_server
 from tests.e2e.sample_app import app as sample
-from tests.stdio_session import Stub, call, exchange, session
+from tests.stdio_session import MODERN, Stub, call, enveloped, exchange, session
 
 pytestmark = pytest.mark.anyio
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+VERSION = "io.modelcontextprotocol/protocolVersion"
+CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 
 
 @pytest.fixture
@@ -303,3 +306,134 @@ async def test_tools_with_task_actions_are_left_to_the_sdks_path(taken: list[str
     refused, answered = (json.loads(line) for line in via_hot)
     assert refused["error"]["code"] == -32021
     assert answered["result"]["content"][0]["text"].endswith("optional")
+
+
+# -- 2026-07-28: no handshake, an envelope in every request's _meta ------------------------
+
+SAME_AS_SDK_2026 = [enveloped(message) for message in SAME_AS_SDK]
+SDK_ONLY_2026 = [
+    *(enveloped(message) for message in SDK_ONLY[:5]),
+    enveloped(call(30, "ops_ping"), **{"io.modelcontextprotocol/logLevel": "debug"}),
+    enveloped(call(31, "ops_ping"), **{CAPABILITIES: {"elicitation": {}}}),
+    enveloped(call(32, "ops_ping"), **{CAPABILITIES: {"sampling": {}}}),
+    enveloped(call(33, "ops_ping"), **{CAPABILITIES: {"roots": {}}}),
+    enveloped(call(34, "ops_ping"), **{CAPABILITIES: "none"}),
+    enveloped(call(35, "ops_ping"), **{CAPABILITIES: {"experimental": 5}}),
+    enveloped(call(36, "ops_ping"), **{CLIENT_INFO: {"name": 5}}),
+    enveloped(call(37, "ops_ping"), **{VERSION: "2025-11-25"}),
+    enveloped(call(38, "ops_ping"), **{VERSION: 20260728}),
+    call(39, "ops_ping", _meta={VERSION: MODERN}),  # no capabilities
+    call(40, "ops_ping"),  # no envelope at all
+    enveloped({"jsonrpc": "2.0", "id": 41, "method": "tools/list"}),
+]
+
+
+async def test_2026_calls_get_the_sdks_bytes(taken: list[str]) -> None:
+    """A 2026-07-28 call in the hot path's shape gets the very lines the SDK writes,
+    serverInfo stamp and progress included."""
+    via_sdk = await exchange(sample, SAME_AS_SDK_2026, hot=False, version=MODERN)
+    via_hot = await exchange(sample, SAME_AS_SDK_2026, hot=True, version=MODERN)
+    assert via_hot == via_sdk
+    assert taken == ["tools/call"] * len(SAME_AS_SDK_2026)
+    answer = json.loads(via_hot[0])
+    assert answer["result"]["resultType"] == "complete"
+    assert answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "sample"
+
+
+async def test_2026_requests_outside_the_shape_get_the_sdks_answer(taken: list[str]) -> None:
+    """An envelope declaring what could be asked, opting in to logs, or one the SDK reads
+    otherwise, a call with no envelope, and tools/list: the SDK's, answered as before."""
+    via_sdk = await exchange(sample, SDK_ONLY_2026, hot=False, version=MODERN)
+    via_hot = await exchange(sample, SDK_ONLY_2026, hot=True, version=MODERN)
+    assert via_hot == via_sdk
+    assert taken == []
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [
+        RuntimeError("boom <secret>"),
+        ToolResponse(("x",), structured_content={"n": float("nan"), "t": (1, 2)}),
+        ToolResponse(("data", "<ui_passthrough>"), annotations=(None, FOR_USER)),
+        ToolResponse(("see the chart",), attachments=(Image(b"\x89PNG"), Audio(b"RIFF"))),
+    ],
+)
+async def test_odd_2026_outcomes_get_the_sdks_answer(outcome: Any, taken: list[str]) -> None:
+    """An app that raises, NaN, annotated blocks or attachments: as the SDK answers at 2026."""
+    messages = [enveloped(call(1, "t", {"a": 1})), enveloped(call(2, "t"))]
+    via_sdk = await exchange(Stub(outcome), messages, hot=False, version=MODERN)
+    via_hot = await exchange(Stub(outcome), messages, hot=True, version=MODERN)
+    assert via_hot == via_sdk
+    assert taken == ["tools/call", "tools/call"]
+
+
+async def test_a_2026_call_needing_what_the_client_lacks_is_refused_as_by_the_sdk(
+    taken: list[str],
+) -> None:
+    """An action requiring sampling, called by a client that declared none: -32021 on both."""
+    app = Fusion("needs")
+    tool = app.tool("t", description="Needs the client.")
+
+    @tool.action(requires_client=["sampling"])
+    async def needs() -> str:
+        """Cannot run without sampling."""
+        return "ran"
+
+    messages = [enveloped(call(1, "t", {"action": "needs"}))]
+    via_sdk = await exchange(app, messages, hot=False, version=MODERN)
+    via_hot = await exchange(app, messages, hot=True, version=MODERN)
+    assert via_hot == via_sdk
+    assert taken == ["tools/call"]
+    assert json.loads(via_hot[0])["error"]["code"] == -32021
+
+
+async def test_the_2026_handler_sees_the_sdks_meta() -> None:
+    """meta reaches call_tool as the SDK hands it over at 2026: the envelope, validated."""
+    stubs = {hot: Stub(ToolResponse(("ok",))) for hot in (False, True)}
+    messages = [enveloped(call(1, "t"), progressToken=5), enveloped(call(2, "t"))]
+    for hot, stub in stubs.items():
+        await exchange(stub, messages, hot=hot, version=MODERN)
+    assert stubs[True].metas == stubs[False].metas
+    assert stubs[True].metas[0]["progress_token"] == 5
+
+
+async def test_a_session_opened_by_initialize_takes_no_2026_call(taken: list[str]) -> None:
+    """After a handshake an enveloped call is refused by the SDK, never taken."""
+    messages = [enveloped(call(1, "ops_ping"))]
+    via_sdk = await exchange(sample, messages, hot=False)
+    via_hot = await exchange(sample, messages, hot=True)
+    assert via_hot == via_sdk
+    assert taken == []
+    assert json.loads(via_hot[0])["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize("hot", [True, False])
+async def test_a_cancelled_2026_call_is_never_answered(hot: bool, taken: list[str]) -> None:
+    """At 2026-07-28 too, notifications/cancelled stops the handler and nothing is written."""
+    stub = Stub(ToolResponse(("late",)))
+    async with session(stub, hot=hot) as peer:
+        await peer.discover()
+        peer.send(enveloped(call("slow", "t", {"wait": True})))
+        await stub.started.wait()
+        cancel = {"requestId": "slow", "reason": "user"}
+        peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
+        await stub.cancelled.wait()
+        listing = enveloped({"jsonrpc": "2.0", "id": "p", "method": "tools/list"})
+        assert (await peer.request("tools/list", listing["params"], "p"))["result"]["tools"]
+    assert b'"slow"' not in b"".join(peer.wire.lines)
+    assert taken == (["tools/call"] if hot else [])
+
+
+@pytest.mark.parametrize("hot", [True, False])
+async def test_2026_calls_running_when_stdin_ends_are_told_the_connection_closed(
+    hot: bool,
+) -> None:
+    """A 2026-07-28 call still running after the grace is answered -32000, as by the SDK."""
+    stub = Stub(ToolResponse(("late",)))
+    async with session(stub, hot=hot, grace=0) as peer:
+        await peer.discover()
+        peer.send(enveloped(call(9, "t", {"wait": True})))
+        await stub.started.wait()
+    assert stub.cancelled.is_set()
+    closed = {"jsonrpc": "2.0", "id": 9, "error": {"code": -32000, "message": "Connection closed"}}
+    assert json.loads(peer.wire.lines[-1]) == closed

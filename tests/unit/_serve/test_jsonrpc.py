@@ -5,9 +5,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pydantic_core
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from mcpfusion._serve.jsonrpc import INVALID_REQUEST, encode, error, explain, recover_id, usable_id
+from mcpfusion._serve.jsonrpc import (
+    INVALID_REQUEST,
+    encode,
+    error,
+    explain,
+    recover_id,
+    repeated_key,
+    usable_id,
+)
 
 DEEP = b"[" * 10_000 + b"]" * 10_000
 BIG = b"9" * 5_000
@@ -95,3 +106,68 @@ def test_encode_replaces_lone_surrogates() -> None:
     line = encode({"text": "a\ud800b", "n": [1, None], "é": "ü"})
     assert json.loads(line) == {"text": "a\ufffdb", "n": [1, None], "é": "ü"}
     line.decode()  # valid UTF-8
+
+
+REPEATS = [
+    (b'{"a":1,"a":2}', "a"),
+    (b'{"x":{"k":"v:w","k":"z"},"y":[{"u":1},{"u":2,"u":3}]}', "k"),
+    (b'{"url":"https://x:1","p":{"q":"a\\":b","q":1}}', "q"),
+    (b'[{"m":1},{"n":{"o":2,"o":3}}]', "o"),
+]
+DISTINCT = [
+    b'{"a":1,"b":{"c":"d:e","f":[1,{"g":"h"}]}}',
+    b'{"t":"\\":\\\\","u":":::"}',
+    b'[{"a":1},{"a":2},[],{}]',
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{}}}',
+    b'"no:object"',
+]
+
+
+@pytest.mark.parametrize(("text", "key"), REPEATS)
+def test_a_repeated_key_is_named_with_or_without_the_parsed_value(text: bytes, key: str) -> None:
+    """The first repeated key is found from the text alone or with what it parsed to."""
+    assert repeated_key(text) == key
+    assert repeated_key(text, json.loads(text)) == key
+
+
+@pytest.mark.parametrize("text", DISTINCT)
+def test_distinct_keys_are_known_without_a_second_parse(
+    text: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given the parsed value, a text repeating no key is never parsed again by stdlib json."""
+    parsed = json.loads(text)
+
+    def no_parse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("parsed a second time")
+
+    monkeypatch.setattr(json, "loads", no_parse)
+    assert repeated_key(text, parsed) is None
+    assert repeated_key(text.decode(), parsed) is None
+
+
+JSON_KEYS = st.text(alphabet='ab:"\\{}[],', max_size=3)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet='xy:"\\{}[], \n', max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.lists(st.tuples(JSON_KEYS, inner), max_size=4)
+    ),  # pairs: keys may repeat
+    max_leaves=12,
+)
+
+
+def as_json(value: Any) -> str:
+    """JSON text of ``value``, a list of (key, value) pairs written as an object as it is."""
+    if isinstance(value, list) and value and all(isinstance(p, tuple) for p in value):
+        members = ",".join(f"{json.dumps(k)}:{as_json(v)}" for k, v in value)
+        return "{" + members + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(as_json(item) for item in value) + "]"
+    return json.dumps(value)
+
+
+@settings(max_examples=400)
+@given(JSON_VALUES)
+def test_counting_members_agrees_with_the_stdlib_parse(value: Any) -> None:
+    """With the parsed value or without, the same repeated key (or none) is found."""
+    text = as_json(value).encode()
+    assert repeated_key(text, pydantic_core.from_json(text)) == repeated_key(text)

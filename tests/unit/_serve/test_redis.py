@@ -25,14 +25,13 @@ from mcpfusion import Fusion, HttpOptions, Identity
 from mcpfusion._app.ratelimit import SERVING_STORE
 from mcpfusion._serve.http.streams import SessionManager, SessionScoped
 from mcpfusion._serve.redis import (
-    CALL_WAIT,
     RedisEventStore,
     RedisRateLimitStore,
     RedisSubscriptionBus,
-    _Link,
     decode_event,
     encode_event,
 )
+from mcpfusion._serve.redis_link import CALL_WAIT, _Link
 from mcpfusion._serve.sdk import build_server, hub_of
 from mcpfusion._serve.sdk_client import (
     StateChanged,

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 from mcp import types
+from mcp.server import Server
 from mcp.types import methods
+from mcp_types import SERVER_INFO_META_KEY
 
 from mcpfusion import Fusion, Identity, Image, ToolResponse
 from mcpfusion._present.response import FOR_USER
@@ -20,20 +22,37 @@ from mcpfusion._tools.client import InputNeeded
 pytestmark = pytest.mark.anyio
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+VERSIONS = (*HANDSHAKE_VERSIONS, "2026-07-28")
 
 PLAIN = [
     ToolResponse(("one",)),
     ToolResponse(("a", "b <x/>", ""), is_error=True),
     ToolResponse(("row",), structured_content={"rows": [1, 2], "more": None}),
+    ToolResponse(("data", "<ui>", "more"), annotations=(None, FOR_USER, None)),
+    ToolResponse(("x", "y"), structured_content={}, annotations=(FOR_USER, FOR_USER)),
 ]
 
 
-@pytest.mark.parametrize("version", HANDSHAKE_VERSIONS)
+@pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("response", PLAIN)
 def test_plain_text_is_what_the_sdks_sieve_sends(response: ToolResponse, version: str) -> None:
-    """For text blocks alone the hot paths' shortcut equals the SDK's sieve of call_result."""
+    """For text blocks, some for the user only, the hot paths' shortcut equals the SDK's
+    sieve of call_result, at every version."""
     sieved = methods.serialize_server_result("tools/call", version, call_result(response))
     assert encode(sent_result(response, version)) == encode(sieved)
+
+
+@pytest.mark.parametrize("response", [*PLAIN, ToolResponse(("a",), attachments=(Image(b"1"),))])
+def test_a_2026_result_carries_the_servers_stamp_as_the_sdk_writes_it(
+    response: ToolResponse,
+) -> None:
+    """At 2026-07-28 the result ends with the serverInfo _meta the SDK's runner stamps."""
+    server = Server("stamped", version="9")
+    sieved = methods.serialize_server_result("tools/call", "2026-07-28", call_result(response))
+    stamped = {**sieved, "_meta": {SERVER_INFO_META_KEY: server.server_info_stamp}}
+    sent = sent_result(response, "2026-07-28", server.server_info_stamp)
+    assert encode(sent) == encode(stamped)
+    assert "_meta" not in sent_result(response, "2025-11-25", server.server_info_stamp)
 
 
 @pytest.mark.parametrize("version", HANDSHAKE_VERSIONS)

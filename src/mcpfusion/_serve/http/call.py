@@ -14,20 +14,19 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import methods as spec_methods
 from starlette.types import Send
 
+from mcpfusion._serve.call import HotCall
 from mcpfusion._serve.channel import Channel, R
 from mcpfusion._serve.jsonrpc import encode
 from mcpfusion._serve.sdk_client import _LEVEL_KEY, ClientHub, declares
 from mcpfusion._tools.client import LOG_LEVELS, Feature, LogLevel
-from mcpfusion._tools.context import Progress
 
 __all__ = [
     "SESSION_HEADER",
     "Asks",
-    "HotCall",
+    "HttpCall",
     "HttpClient",
     "accepted",
     "json_answer",
-    "no_progress",
 ]
 
 SESSION_HEADER: Final = b"mcp-session-id"
@@ -44,41 +43,29 @@ Asks = dict[tuple[str, str], "asyncio.Future[dict[str, Any]]"]
 """Questions to clients awaiting their answers, by session id and request id."""
 
 
-async def no_progress(done: float, total: float | None, message: str | None) -> None:
-    """What a call without a progress token reports to: nobody, as in the SDK."""
-
-
-class HotCall:
-    """A ``tools/call`` the hot path runs, and its HTTP response.
+class HttpCall(HotCall):
+    """A ``tools/call`` the HTTP hot path runs, and its HTTP response.
 
     The response starts late: one JSON body if the handler sends nothing else, else an
-    event stream opened by its first notification and ended by the answer.
+    event stream opened by its first notification and ended by the answer. It is stopped
+    through its cancel scope, which the handler runs in.
     """
 
-    __slots__ = (
-        "_asks",
-        "_lock",
-        "_send",
-        "_session_id",
-        "_version",
-        "cancelled",
-        "over",
-        "scope",
-        "session",
-        "streaming",
-    )
+    __slots__ = ("_asks", "_lock", "_send", "_session_id", "scope", "session", "streaming")
 
     def __init__(self, send: Send, session_id: str, asks: Asks, version: str) -> None:
+        super().__init__(version)
         self._send = send
         self._session_id = session_id
         self._asks = asks
-        self._version = version
         self.session = session_id.encode("latin-1")
         self.scope = anyio.CancelScope()
-        self.cancelled = False  # by the client: nothing more is sent for it
-        self.over = False  # the handler returned: later notifications are dropped
         self.streaming = False
         self._lock: asyncio.Lock | None = None  # made when a notification is sent
+
+    def stop(self) -> None:
+        """Cancels the scope the call's handler runs in."""
+        self.scope.cancel()
 
     async def notify(self, method: str, params: dict[str, Any]) -> None:
         """Sends a notification on the call's stream (opening it), as the SDK does."""
@@ -129,21 +116,8 @@ class HotCall:
             raise MCPError.from_error_data(error)
         result: dict[str, Any] = answer["result"]
         with contextlib.suppress(KeyError):
-            spec_methods.validate_client_result(request.method, self._version, result)
+            spec_methods.validate_client_result(request.method, self.version, result)
         return kind.model_validate(result, by_name=False)
-
-    def progress(self, token: str | int) -> Progress:
-        """The call's progress reporter: ``notifications/progress`` with ``token``."""
-
-        async def report(done: float, total: float | None, message: str | None) -> None:
-            params: dict[str, Any] = {"progressToken": token, "progress": done}
-            if total is not None:
-                params["total"] = total
-            if message is not None:
-                params["message"] = message
-            await self.notify("notifications/progress", params)
-
-        return report
 
     async def answer(self, response: bytes) -> None:
         """Sends the JSON-RPC response: the JSON body, or the stream's last event."""
@@ -205,7 +179,7 @@ async def accepted(send: Send, session: str) -> None:
 class HttpClient(Channel):
     """The ``ClientChannel`` of a hot call: the channel's questions, over the call's stream."""
 
-    def __init__(self, call: HotCall, connection: Connection, hub: ClientHub) -> None:
+    def __init__(self, call: HttpCall, connection: Connection, hub: ClientHub) -> None:
         super().__init__(hub)
         self._call = call
         self._connection = connection

@@ -11,12 +11,9 @@ where it does not.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
-import re
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 import anyio
@@ -25,6 +22,15 @@ from mcp.shared.inbound import decode_header_value
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcpfusion._present.failures import preview
+from mcpfusion._serve.http.hosts import HostPolicy, _headers, _is_json
+from mcpfusion._serve.http.replies import (
+    DEFAULT_VERSION,
+    capture,
+    replay_body,
+    request_ids,
+    send_json,
+    unanswered_when_cancelled,
+)
 from mcpfusion._serve.jsonrpc import (
     BATCH_VERSIONS,
     INVALID_REQUEST,
@@ -39,134 +45,9 @@ from mcpfusion._serve.jsonrpc import (
 
 logger = logging.getLogger("mcpfusion")
 
-LOOPBACK_HOSTS: Final = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 MESSAGE: Final = "mcpfusion.message"
 """The ASGI scope key of a POST's JSON-RPC message (or batch), parsed and validated by the
 guard: the body the app receives, decoded once (the hot path reads it here)."""
-"""Host header values a loopback bind accepts, on any port, besides its own address."""
-
-_PORT = re.compile(r"[0-9]{1,5}")
-_NAME = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=%-]+")  # a reg-name or IPv4 (RFC 3986)
-_DEFAULT_PORTS: Final = {"http": "80", "https": "443"}
-
-
-@dataclass(frozen=True, slots=True)
-class Address:
-    """A host (lower case, IPv6 without brackets) and its port, ``None`` when absent."""
-
-    host: str
-    port: str | None
-
-    @classmethod
-    def parse(cls, text: str) -> Address | None:
-        """Reads ``host``, ``host:port``, ``[v6]`` or ``[v6]:port``; ``None`` if malformed.
-
-        A port is ``*`` in a pattern (any port, or none), else 1-5 digits.
-        """
-        if text.startswith("["):
-            end = text.find("]")
-            if end < 0:
-                return None
-            host, rest = text[1:end], text[end + 1 :]
-            try:
-                ipaddress.IPv6Address(host)
-            except ValueError:
-                return None
-            if rest and not rest.startswith(":"):
-                return None
-            port = rest[1:] if rest else None
-        else:
-            host, sep, port_text = text.rpartition(":")
-            host, port = (host, port_text) if sep else (port_text, None)
-            if not _NAME.fullmatch(host):
-                return None
-        if port is not None and port != "*" and not _PORT.fullmatch(port):
-            return None
-        # A trailing dot is kept: "localhost." is another name (and browser origin) than
-        # "localhost", and matches only a pattern that spells it.
-        return cls(host.lower(), port)
-
-    def matches(self, allowed: Address, default_port: str | None = None) -> bool:
-        """Whether this concrete address is allowed by the pattern ``allowed``."""
-        if self.host != allowed.host:
-            return False
-        if allowed.port == "*":
-            return True
-        port = self.port if self.port is not None else default_port
-        wanted = allowed.port if allowed.port is not None else default_port
-        return port == wanted
-
-
-@dataclass(frozen=True, slots=True)
-class Origin:
-    """An ``Origin`` header value: scheme and address."""
-
-    scheme: str
-    address: Address
-
-    @classmethod
-    def parse(cls, text: str) -> Origin | None:
-        """Reads ``scheme://host[:port]`` (nothing after it); ``None`` otherwise."""
-        scheme, sep, rest = text.partition("://")
-        if not sep or scheme.lower() not in _DEFAULT_PORTS or not rest or "/" in rest:
-            return None
-        address = Address.parse(rest)
-        return None if address is None else cls(scheme.lower(), address)
-
-    def matches(self, allowed: Origin) -> bool:
-        """Whether this origin is allowed by the pattern ``allowed``."""
-        return self.scheme == allowed.scheme and self.address.matches(
-            allowed.address, _DEFAULT_PORTS[self.scheme]
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class HostPolicy:
-    """Which ``Host`` and ``Origin`` headers a server accepts (DNS-rebinding protection).
-
-    ``None`` for ``hosts`` turns the checks off (a proxy checks them).
-    """
-
-    hosts: tuple[str, ...] | None
-    origins: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        for host in self.hosts or ():
-            if Address.parse(host) is None:
-                raise ValueError(f"not a host or host:port pattern: {host!r}")
-        for origin in self.origins:
-            if Origin.parse(origin) is None:
-                raise ValueError(f"not an origin (scheme://host[:port]): {origin!r}")
-
-    @property
-    def protected(self) -> bool:
-        """Whether Host and Origin are checked."""
-        return self.hosts is not None
-
-    def host_allowed(self, values: Sequence[str]) -> bool:
-        """Whether the one ``Host`` header (none or more than one is refused) is allowed."""
-        address = Address.parse(values[0]) if len(values) == 1 else None
-        allowed = (Address.parse(host) for host in self.hosts or ())
-        return address is not None and any(a is not None and address.matches(a) for a in allowed)
-
-    def origin_allowed(self, values: Sequence[str]) -> bool:
-        """Whether the ``Origin`` headers (none is fine; more than one is not) are allowed."""
-        if not values:
-            return True  # not a browser, or a same-origin request
-        if len(values) > 1:
-            return False
-        origin = Origin.parse(values[0])
-        allowed = (Origin.parse(o) for o in self.origins)
-        return origin is not None and any(a is not None and origin.matches(a) for a in allowed)
-
-
-def _headers(scope: Scope, name: bytes) -> list[str]:
-    return [value.decode("latin-1") for key, value in scope["headers"] if key.lower() == name]
-
-
-def _is_json(values: Sequence[str]) -> bool:
-    """Whether the one ``Content-Type`` given is ``application/json`` (any case, any params)."""
-    return len(values) == 1 and values[0].split(";", 1)[0].strip().lower() == "application/json"
 
 
 async def _plain(
@@ -246,7 +127,7 @@ class RequestGuard:
         if answer is None:
             answer = _task_name_mismatch(scope, parsed)
         if answer is not None:
-            await _json(send, 400, answer)
+            await send_json(send, 400, answer)
             return
         # The SDK compares the media type case-sensitively: hand it the canonical spelling.
         # The message goes on parsed and validated, so the hot path does not parse it again.
@@ -262,9 +143,9 @@ class RequestGuard:
         ):
             await self._initialize(scope, body, send)
         elif isinstance(parsed, dict) and "method" in parsed and "id" in parsed:
-            send = _unanswered_when_cancelled(send, parsed["id"])
+            send = unanswered_when_cancelled(send, parsed["id"])
             if not self.stateless:
-                await self.app(scope, _replay(body, receive), send)
+                await self.app(scope, replay_body(body, receive), send)
                 return
             caller = _caller(scope)
             key = None if caller is None else (*caller, repr(parsed["id"]))
@@ -273,7 +154,7 @@ class RequestGuard:
                 if key is not None:
                     self._in_flight[key] = cancel
                 try:
-                    await self.app(scope, _replay(body, receive), response.send)
+                    await self.app(scope, replay_body(body, receive), response.send)
                 finally:
                     if key is not None and self._in_flight.get(key) is cancel:
                         del self._in_flight[key]
@@ -282,7 +163,7 @@ class RequestGuard:
         else:
             if self.stateless and isinstance(parsed, dict):
                 self._cancel(scope, parsed)
-            await self.app(scope, _replay(body, receive), send)
+            await self.app(scope, replay_body(body, receive), send)
 
     async def _initialize(self, scope: Scope, body: bytes, send: Send) -> None:
         """Opens a session, unless ``initialize`` failed: then no session is kept.
@@ -291,7 +172,7 @@ class RequestGuard:
         is an error; a failed handshake then held a session (and its memory) for the idle
         timeout, and its id still worked.
         """
-        captured = await _captured(self.app, scope, body)
+        captured = await capture(self.app, scope, body)
         session = next((v for k, v in captured.headers if k.lower() == b"mcp-session-id"), None)
         messages = captured.messages()
         failed = any(isinstance(m, dict) and "error" in m for m in messages)
@@ -303,7 +184,7 @@ class RequestGuard:
                 "method": "DELETE",
                 "headers": [*scope["headers"], (b"mcp-session-id", session)],
             }
-            await _captured(self.app, ending, b"")
+            await capture(self.app, ending, b"")
             captured.headers = [
                 (k, v) for k, v in captured.headers if k.lower() != b"mcp-session-id"
             ]
@@ -364,15 +245,15 @@ class RequestGuard:
         version = self._version(scope)
         if version not in BATCH_VERSIONS:
             reason = f"Invalid Request: no batches at protocol version {preview(version)}"
-            answers = [error(i, INVALID_REQUEST, reason) for i in _request_ids(members)]
-            await _json(send, 400, answers or error(None, INVALID_REQUEST, reason))
+            answers = [error(i, INVALID_REQUEST, reason) for i in request_ids(members)]
+            await send_json(send, 400, answers or error(None, INVALID_REQUEST, reason))
             return
         if len(members) > self.max_batch_size:
             reason = (
                 f"Invalid Request: a batch of {len(members)} messages; "
                 f"at most {self.max_batch_size} are served"
             )
-            await _json(send, 400, error(None, INVALID_REQUEST, reason))
+            await send_json(send, 400, error(None, INVALID_REQUEST, reason))
             return
         gone = False
         async with anyio.create_task_group() as group:
@@ -391,7 +272,7 @@ class RequestGuard:
             logger.info("a batch's client went away: its members were stopped")
             return
         if served:
-            await _json(send, 200, served)
+            await send_json(send, 200, served)
         else:
             await _plain(send, 202, "")
 
@@ -412,7 +293,7 @@ class RequestGuard:
 
     async def _alone(self, scope: Scope, member: dict[str, Any]) -> list[Any]:
         """Serves one batch member as its own request; its answer, if it has one."""
-        captured = await _captured(self.app, {**scope, MESSAGE: member}, encode(member))
+        captured = await capture(self.app, {**scope, MESSAGE: member}, encode(member))
         if captured.status == 202:
             return []
         found = captured.messages()
@@ -456,7 +337,7 @@ def screen(body: bytes) -> tuple[Any, Any]:
     except ValueError as exc:
         return None, error(recover_id(body), PARSE_ERROR, f"Parse error: {exc}")
     request_id = usable_id(parsed.get("id")) if isinstance(parsed, dict) else None
-    repeated = repeated_key(body)
+    repeated = repeated_key(body, parsed)
     if repeated is not None:
         reason = f"the key {preview(repeated)} appears twice in one object"
         return None, error(request_id, INVALID_REQUEST, f"Invalid Request: {reason}")
@@ -508,60 +389,6 @@ def _caller(scope: Scope) -> tuple[Any, ...] | None:
     return (client[0], *_headers(scope, b"authorization"))
 
 
-REQUEST_CANCELLED: Final = -32800
-
-DEFAULT_VERSION: Final = "2025-03-26"
-"""The protocol version of a request without ``MCP-Protocol-Version`` (MCP, the SDK)."""
-
-
-def _unanswered_when_cancelled(send: Send, request_id: Any) -> Send:
-    """``send`` without the SDK's -32800 answer to a request the client cancelled.
-
-    MCP says a cancelled request is not answered; the SDK's 2025 HTTP transport still
-    writes -32800 "Request cancelled" to the request's stream (clients then report an
-    unknown message id). The event is dropped: the stream ends with no answer.
-    """
-    marker = b'"code":' + str(REQUEST_CANCELLED).encode()
-
-    async def filtered(message: Message) -> None:
-        if message["type"] == "http.response.body" and marker in message.get("body", b""):
-            kept = [line for line in _events(message["body"]) if not _cancels(line, request_id)]
-            message = {**message, "body": b"".join(kept)}
-        await send(message)
-
-    return filtered
-
-
-def _events(body: bytes) -> list[bytes]:
-    """An SSE body's events, each with its blank-line ending."""
-    parts = body.replace(b"\r\n", b"\n").split(b"\n\n")
-    return [part + b"\n\n" for part in parts if part]
-
-
-def _cancels(event: bytes, request_id: Any) -> bool:
-    for line in event.split(b"\n"):
-        if line.startswith(b"data:"):
-            try:
-                message = pydantic_core.from_json(line[5:])
-            except ValueError:
-                return False
-            error = message.get("error") if isinstance(message, dict) else None
-            return (
-                isinstance(error, dict)
-                and error.get("code") == REQUEST_CANCELLED
-                and message.get("id") == request_id
-            )
-    return False
-
-
-def _request_ids(members: list[Any]) -> list[Any]:
-    return [
-        usable_id(m.get("id"))
-        for m in members
-        if isinstance(m, dict) and "method" in m and usable_id(m.get("id")) is not None
-    ]
-
-
 _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 HEADER_MISMATCH: Final = -32020
 
@@ -586,86 +413,3 @@ def _task_name_mismatch(scope: Scope, parsed: Any) -> dict[str, Any] | None:
     return error(
         usable_id(parsed.get("id")), HEADER_MISMATCH, "Mcp-Name header does not match taskId"
     )
-
-
-async def _json(send: Send, status: int, message: Any) -> None:
-    body = encode(message)
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-@dataclass(slots=True)
-class _Captured:
-    """A response the guard held back: its status, headers and whole body."""
-
-    status: int = 500
-    headers: list[tuple[bytes, bytes]] = field(default_factory=list)
-    body: bytes = b""
-
-    @property
-    def content_type(self) -> str:
-        found = (v for k, v in self.headers if k.lower() == b"content-type")
-        return next(found, b"").decode("latin-1")
-
-    def messages(self) -> list[Any]:
-        """The JSON-RPC messages of the body (one JSON document, or SSE events)."""
-        if not self.body:
-            return []
-        if not self.content_type.startswith("text/event-stream"):
-            return [pydantic_core.from_json(self.body)]
-        return [
-            pydantic_core.from_json(line[5:])
-            for line in self.body.replace(b"\r\n", b"\n").split(b"\n")
-            if line.startswith(b"data:") and line[5:].strip()
-        ]
-
-    async def replay(self, send: Send) -> None:
-        await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
-        await send({"type": "http.response.body", "body": self.body})
-
-
-async def _captured(app: ASGIApp, scope: Scope, body: bytes) -> _Captured:
-    """Runs ``app`` on one request body and holds its whole response."""
-    captured = _Captured()
-    chunks: list[bytes] = []
-    given = False
-
-    async def receive() -> Message:
-        nonlocal given
-        if not given:
-            given = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        await anyio.sleep_forever()  # the client is there until the response is held
-        raise AssertionError("unreachable")
-
-    async def send(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            captured.status = message["status"]
-            captured.headers = list(message.get("headers", []))
-        elif message["type"] == "http.response.body":
-            chunks.append(message.get("body", b""))
-
-    await app(scope, receive, send)
-    captured.body = b"".join(chunks)
-    return captured
-
-
-def replay(first: Message, receive: Receive) -> Receive:
-    """A ``receive`` that gives ``first`` (a message already read) once, then the real
-    stream's next messages."""
-    given = False
-
-    async def replayed() -> Message:
-        nonlocal given
-        if not given:
-            given = True
-            return first
-        return await receive()
-
-    return replayed
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A ``receive`` that gives the whole body read once, then the stream's next messages."""
-    return replay({"type": "http.request", "body": body, "more_body": False}, receive)

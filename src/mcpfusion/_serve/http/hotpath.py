@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from mcpfusion._serve.call import Running
 from mcpfusion._serve.hotpath import (
     CALL_KEYS,
     call_shape,
@@ -36,11 +37,10 @@ from mcpfusion._serve.http.bearer import identity_of
 from mcpfusion._serve.http.call import (
     SESSION_HEADER,
     Asks,
-    HotCall,
+    HttpCall,
     HttpClient,
     accepted,
     json_answer,
-    no_progress,
 )
 from mcpfusion._serve.http.guard import MESSAGE
 from mcpfusion._serve.http.streams import SessionManager
@@ -106,7 +106,7 @@ class HotEndpoint:
         )
         if self.enabled:
             server.middleware.append(self._connections)
-        self._calls: dict[tuple[str, RequestId], HotCall] = {}  # running, by session and id
+        self._calls: Running[tuple[str, RequestId], HttpCall] = Running()  # by session and id
         self._asks: Asks = {}  # questions to clients awaiting their answers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -222,30 +222,27 @@ class HotEndpoint:
         meta: Mapping[str, Any] | None,
         token: str | int | None,
     ) -> None:
-        call = HotCall(send, session_id, self._asks, connection.protocol_version)
+        call = HttpCall(send, session_id, self._asks, connection.protocol_version)
         key = (session_id, coerce_request_id(request_id))
         # Registered before the handler starts: a cancellation right behind it finds it.
-        self._calls[key] = call
+        self._calls.add(key, call)
         assert self._hub is not None  # enabled only with one
         client = HttpClient(call, connection, self._hub)
         with call.scope:
             try:
-                progress = no_progress if token is None else call.progress(token)
                 setup = connection.client_params
                 response = await respond(
                     self._app,
                     name,
                     arguments,
                     meta,
-                    progress,
+                    call.reporter(token),
                     identity_of(scope),
                     client,
                     setup.client_info.name if setup is not None else None,
                 )
             finally:
-                call.over = True
-                if self._calls.get(key) is call:  # a reused id may have replaced it
-                    del self._calls[key]
+                self._calls.done(key, call)
             # No await since the handler returned: a cancellation cannot slip in between.
             if not call.cancelled:
                 await call.answer(result_line(request_id, response, connection.protocol_version))
@@ -263,10 +260,7 @@ class HotEndpoint:
         request_id = params.get("requestId")
         if type(request_id) is not int and type(request_id) is not str:
             return
-        call = self._calls.get((session_id, coerce_request_id(request_id)))
-        if call is not None:
-            call.cancelled = True
-            call.scope.cancel()
+        self._calls.cancel((session_id, coerce_request_id(request_id)))
 
     def _answered(self, scope: Scope, session_id: str, message: dict[str, Any]) -> bool:
         """Hands a client's answer to the hot call that asked, if one did.
@@ -299,7 +293,6 @@ class HotEndpoint:
         """
         if session_id in transports(self._manager):
             return  # refused, or not that session's credential
-        for (session, _), call in list(self._calls.items()):
-            if session == session_id:
-                call.cancelled = True
-                call.scope.cancel()
+        for key, _ in self._calls.items():
+            if key[0] == session_id:
+                self._calls.cancel(key)

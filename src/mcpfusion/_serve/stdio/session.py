@@ -35,6 +35,7 @@ from mcpfusion._serve.jsonrpc import (
     usable_id,
     validated,
 )
+from mcpfusion._serve.modern import MODERN_ERA, opens_modern
 from mcpfusion._serve.sdk import ServableApp, build_server, hub_of, lists_of, tasks_of
 from mcpfusion._serve.stdio.lines import (
     DEFAULT_MAX_LINE,
@@ -107,6 +108,8 @@ class _Session:
         self._app = app if app is not None and plain_sdk_path(server) else None
         self._hot: HotPath | None = None
         self._version: str | None = None  # what initialize negotiated, once it answered
+        # The era the client's first request handed to the SDK opened (None before it).
+        self._modern: bool | None = None
         self._initializing: set[RequestId] = set()
         self._batched: dict[RequestId, _Batch] = {}
         # Requests handed to the SDK and not answered yet, by correlation key: their ids.
@@ -127,7 +130,8 @@ class _Session:
                     # The server's own tools/list cache (a server build_server did not make
                     # has none: the hot path lists from the app alone).
                     lists = lists_of(self._server) or ToolLists(self._app)
-                    self._hot = HotPath(self._app, self._out, lists, hub_of(self._server))
+                    stamp = self._server.server_info_stamp
+                    self._hot = HotPath(self._app, self._out, lists, hub_of(self._server), stamp)
                     self._lines.claim = self._claim
                 try:
                     async with to_sdk:
@@ -184,7 +188,7 @@ class _Session:
                 parsed = await self._unparsed(line, exc)
                 if parsed is None:
                     continue
-            repeated = repeated_key(line) if isinstance(parsed, dict | list) else None
+            repeated = repeated_key(line, parsed) if isinstance(parsed, dict | list) else None
             if repeated is not None:
                 request_id = usable_id(parsed.get("id")) if isinstance(parsed, dict) else None
                 reason = f"the key {preview(repeated)} appears twice in one object"
@@ -193,8 +197,7 @@ class _Session:
             if isinstance(parsed, dict):
                 if self._hot is not None and parsed.get("method") in _CLIENT_SETUP:
                     self._hot_client_setup(parsed)
-                hot, version = self._hot, self._version
-                if hot is not None and version is not None and hot.take(parsed, version):
+                if self._taken(parsed):
                     continue
                 await self._message(parsed, to_sdk)
             elif isinstance(parsed, list):
@@ -205,13 +208,13 @@ class _Session:
     def _claim(self, line: bytes) -> bool:
         """Answers a hot line as it arrives, when ``_read`` would take it next anyway.
 
-        The same checks as ``_read`` in the same order, for the lines the hot path takes;
-        any other line is left to ``_read``. Handled in the pipe's callback, the call
-        starts a loop iteration sooner and the reader is not woken for it: line in to call
-        started 110-160 -> 78-81 µs p50 (benchmarks/stdio.py load, 2 busy cores).
+        ``_read``'s steps for the lines the hot path takes (a line that parses, repeats no
+        key, and ``_taken``); any other line is left to ``_read``. Handled in the pipe's
+        callback, the call starts a loop iteration sooner and the reader is not woken for
+        it: line in to call started 110-160 -> 78-81 µs p50 (benchmarks/stdio.py load, 2
+        busy cores).
         """
-        hot, version = self._hot, self._version
-        if hot is None or version is None:
+        if self._hot is None:
             return False
         try:
             parsed = pydantic_core.from_json(line)
@@ -220,9 +223,19 @@ class _Session:
         return (
             type(parsed) is dict
             and parsed.get("method") in _HOT_METHODS
-            and repeated_key(line) is None
-            and hot.take(parsed, version)
+            and repeated_key(line, parsed) is None
+            and self._taken(parsed)
         )
+
+    def _taken(self, message: dict[str, Any]) -> bool:
+        """Whether the hot path answered ``message`` (the one rule of ``_read`` and ``_claim``).
+
+        Once the session is open: at the version ``initialize`` negotiated, or in the
+        2026-07-28 era its first request opened.
+        """
+        hot = self._hot
+        version = MODERN_ERA if self._modern else self._version
+        return hot is not None and version is not None and hot.take(message, version)
 
     async def _unparsed(self, line: bytes, exc: ValueError) -> Any:
         """What a line the fast parse refused is after all, or ``None`` once answered.
@@ -255,6 +268,8 @@ class _Session:
             await self._refuse(request_id, INVALID_REQUEST, f"Invalid Request: {reason}", batch)
             return
         if isinstance(message, types.JSONRPCRequest):
+            if self._modern is None:  # the first request the SDK gets decides, as it does
+                self._modern = opens_modern(message.method, message.params)
             key = coerce_request_id(message.id)
             self._unanswered[key] = message.id
             if message.method == "initialize":

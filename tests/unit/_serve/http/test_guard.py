@@ -10,7 +10,8 @@ import pytest
 from starlette.types import Message, Receive, Scope, Send
 
 from mcpfusion import HttpOptions
-from mcpfusion._serve.http.guard import MESSAGE, Address, HostPolicy, Origin, RequestGuard
+from mcpfusion._serve.http.guard import MESSAGE, RequestGuard
+from mcpfusion._serve.http.hosts import Address, HostPolicy, Origin
 
 
 @pytest.mark.parametrize(
