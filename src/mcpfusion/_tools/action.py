@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.builder import ResponseBuilder, as_response
 from mcpfusion._present.content import attachments_of
+from mcpfusion._present.plan import Plan
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.response import ToolResponse, attached, render_value, success
 from mcpfusion._present.statesync import check_freshness, check_patterns
@@ -192,6 +193,13 @@ class Action:
         # Nothing of the call's request reaches the handler (no context, no state), and
         # no step of the call path reads it (a timeout cancels through it, talking uses it).
         self.without_request = not (self.injected or self.state_params or self.talks or timeout)
+        self.plan: Plan | None = None
+        """How its Presenter presents one object, made when the app's catalog freezes."""
+
+    def freeze(self) -> None:
+        """Compiles the Presenter's plan (``_present.plan``) for the app's style."""
+        if self.presenter is not None:
+            self.plan = self.presenter.compile(self.style)
 
     def __repr__(self) -> str:
         return f"Action({self.tool!r}, {self.name!r})"
@@ -282,6 +290,9 @@ class Action:
             return output.respond(value, select)
         if presenter is None:  # nothing to present off the loop
             return wrap(value, None, context, select, self.style)
+        if type(value) is dict and self.plan is not None:
+            # One row, the common case: none of SPEC §13's other cases is a dict.
+            return presenter.planned(self.plan, value, context, select)
         return await present_off_loop(value, presenter, context, select, self.style)
 
 

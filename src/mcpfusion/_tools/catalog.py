@@ -100,6 +100,7 @@ class Catalog:
             for action in route.actions.values():
                 if action.presenter is not None:
                     problems.extend(static_problems(action.presenter, targets, route))
+                action.freeze()
         scopes = frozenset(
             scope for r in routes.values() for a in r.actions.values() for scope in a.requires
         )
