@@ -279,6 +279,20 @@ class Action:
         Raises:
             PresenterError, SerializationError, OutputMismatchError: server defects.
         """
+        response = self.response(value, context, select)
+        if response is None:
+            return await present_off_loop(value, self.presenter, context, select, self.style)
+        return response
+
+    def response(
+        self, value: Any, context: Any, select: Sequence[str] | None
+    ) -> ToolResponse | None:
+        """``respond`` without a frame of its own: ``None`` when the value is a list long
+        enough to be presented in a worker thread (then ``respond`` does it).
+
+        Raises:
+            PresenterError, SerializationError, OutputMismatchError: server defects.
+        """
         output, presenter = self.output, self.presenter
         if type(value) is ResponseBuilder:
             value.caused_by(self.state_name)  # its invalidation entries are this action's
@@ -293,7 +307,9 @@ class Action:
         if type(value) is dict and self.plan is not None:
             # One row, the common case: none of SPEC §13's other cases is a dict.
             return presenter.planned(self.plan, value, context, select)
-        return await present_off_loop(value, presenter, context, select, self.style)
+        if isinstance(value, list | tuple) and len(value) >= OFF_LOOP_ROWS:
+            return None
+        return wrap(value, presenter, context, select, self.style)
 
 
 async def present_off_loop(
