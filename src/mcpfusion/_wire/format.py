@@ -211,7 +211,7 @@ def neutralize_json(text: str) -> str:
     rewrites exactly what ``neutralize`` rewrites in the decoded value. In JSON a ``<`` can
     only occur inside a string, so the decoded value is unchanged.
     """
-    if "<" not in text:
+    if "<" not in text or not _SUSPECT_JSON.search(text):
         return text
     if _ANY_JSON.search(text):
         # _UNICODE_JSON needs a non-ASCII character or an escape; isascii() costs nothing.
@@ -231,9 +231,14 @@ _OPEN_JSON: Final = re.compile(
     # raw-text element or not a tag that ends at once without a quote, "=" or escape (<b>,
     # </i>), which no reader runs on. The common "<b>" then costs no Python at all.
     r"<(?=[/A-Za-z])"
-    r"(?:(?=(?i:script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext)"
-    r"(?:[\s/>]|$))|(?![/A-Za-z][^\"<>=\\]*>))"
+    # The first letter is ASCII (above), so the class settles most "<" before the
+    # case-insensitive names are tried.
+    r"(?:(?=[sStTxXiInNpP](?i:script|style|textarea|title|xmp|iframe|noembed|noframes"
+    r"|noscript|plaintext)(?:[\s/>]|$))|(?![/A-Za-z][^\"<>=\\]*>))"
 )
+# Either of the two JSON rules (_ANY_JSON, _OPEN_JSON) at one "<", found in one scan: a
+# text whose every "<" is harmless (a row holding "<b>") is read once, not twice.
+_SUSPECT_JSON: Final = re.compile(f"<(?:{_ANY_JSON.pattern[1:]}|{_OPEN_JSON.pattern[1:]})")
 _JSON_STRING: Final = re.compile(r'"(?:[^"\\]++|\\.)*+"')
 _JSON_LT: Final = re.compile(r"\\u003c|\\.|<")
 

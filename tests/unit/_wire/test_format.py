@@ -241,3 +241,17 @@ _SPELLED = st.sampled_from(["", "/", " / ", "\u3000", "\u0301", "\ufeff/"]).flat
 def test_regex_shortcuts_agree_with_the_rule(text: str) -> None:
     """The C-speed regexes neutralize exactly the '<' the rule, asked one by one, would."""
     assert wire.neutralize(text) == _neutralized_one_by_one(text)
+
+
+@given(st.lists(hostile_text, max_size=4))
+def test_the_one_scan_prefilter_finds_every_rule(texts: list[str]) -> None:
+    """The combined JSON scan matches wherever either rule (_ANY_JSON, _OPEN_JSON) does."""
+    text = json.dumps(texts)
+    either = wire._ANY_JSON.search(text) or wire._OPEN_JSON.search(text)
+    assert (wire._SUSPECT_JSON.search(text) is None) == (either is None)
+
+
+def test_rows_of_harmless_markup_are_returned_as_they_are() -> None:
+    """A JSON text whose every '<' opens a tag that ends at once is the same object back."""
+    text = json.dumps([{"note": f"row {n} <b>bold</b>"} for n in range(50)], indent=2)
+    assert wire.neutralize_json(text) is text
