@@ -36,7 +36,7 @@ class Fixed:
     """
 
     kind: BulletKind
-    entries: tuple[Any, ...]
+    lines: tuple[str, ...]
     read: tuple[Any, ...]
     block: str
 
@@ -45,7 +45,7 @@ class Fixed:
         """Renders ``entries`` of ``kind`` once."""
         lines = kind.lines(entries)
         block = wire.bullet_block(kind.tag, lines) if lines else ""
-        return cls(kind, tuple(entries), tuple(map(kind.read, lines)), block)
+        return cls(kind, tuple(lines), tuple(map(kind.read, lines)), block)
 
     def joined(self, added: Sequence[Any], blocks: list[str]) -> tuple[Any, ...]:
         """Appends the block of the fixed entries then ``added`` to ``blocks``; returns
@@ -55,11 +55,11 @@ class Fixed:
                 blocks.append(self.block)
             return self.read
         kind = self.kind
-        lines = kind.lines((*self.entries, *added))
+        lines = kind.lines(added, after=self.lines)
         if not lines:
             return ()
         blocks.append(wire.bullet_block(kind.tag, lines))
-        return tuple(map(kind.read, lines))
+        return self.read + tuple(map(kind.read, lines[len(self.lines) :]))
 
 
 @dataclass(frozen=True, slots=True)

@@ -348,6 +348,14 @@ def ui_passthrough(
     priority: int | None = None,
 ) -> str:
     """Renders one ``<ui_passthrough>`` block (SPEC §4.1); the content is neutralized."""
+    if len(type) + len(title) > _REMEMBERED_LENGTH:
+        opening = _opening(type, title, width, priority)
+    else:  # most blocks are a few kinds with fixed titles: their tag is remembered
+        opening = _remembered_opening(type, title, width, priority)
+    return f"{opening}\n{neutralize(content)}\n</{UI_PASSTHROUGH}>"
+
+
+def _opening(type: str, title: str, width: str | None, priority: int | None) -> str:
     attrs = f' type="{escape_attr(type)}"'
     if title:
         attrs += f' title="{escape_attr(title)}"'
@@ -355,7 +363,7 @@ def ui_passthrough(
         attrs += f' width="{escape_attr(width)}"'
     if priority is not None:
         attrs += f' priority="{priority}"'
-    return f"<{UI_PASSTHROUGH}{attrs}>\n{neutralize(content)}\n</{UI_PASSTHROUGH}>"
+    return f"<{UI_PASSTHROUGH}{attrs}>"
 
 
 def bullet_entry(text: str) -> str:
@@ -371,11 +379,16 @@ def _entry(text: str) -> str:
 
 _REMEMBERED_LENGTH: Final = 1_000
 _remembered_entry: Final = functools.lru_cache(maxsize=4_096)(_entry)
+_remembered_opening: Final = functools.lru_cache(maxsize=4_096, typed=True)(_opening)
 
 
-def bullet_entries(entries: Iterable[str]) -> list[str]:
-    """Renders entries for a bullet block, dropping empty ones and later duplicates."""
-    seen: dict[str, None] = {}
+def bullet_entries(entries: Iterable[str], after: Sequence[str] = ()) -> list[str]:
+    """Renders entries for a bullet block, dropping empty ones and later duplicates.
+
+    ``after`` holds lines already rendered (a Presenter's fixed entries): they come first,
+    and the entries repeating one are dropped.
+    """
+    seen: dict[str, None] = dict.fromkeys(after)
     for entry in entries:
         line = bullet_entry(entry)
         if line.strip():

@@ -255,3 +255,14 @@ def test_rows_of_harmless_markup_are_returned_as_they_are() -> None:
     """A JSON text whose every '<' opens a tag that ends at once is the same object back."""
     text = json.dumps([{"note": f"row {n} <b>bold</b>"} for n in range(50)], indent=2)
     assert wire.neutralize_json(text) is text
+
+
+def test_a_ui_blocks_remembered_opening_keeps_each_priority_type_apart() -> None:
+    """A remembered opening tag is the one of these very values: True is not 1."""
+    assert 'priority="1"' in wire.ui_passthrough("summary", "x", priority=1)
+    assert 'priority="True"' in wire.ui_passthrough("summary", "x", priority=True)
+
+
+def test_bullet_entries_after_rendered_lines_drop_their_repeats() -> None:
+    """Lines already rendered come first and an entry repeating one is dropped."""
+    assert wire.bullet_entries(["a", "b\nc", "d"], after=["a", "b c"]) == ["a", "b c", "d"]
