@@ -49,6 +49,7 @@ from mcpfusion._tools.validation import arguments_problem, field_problems, selec
 logger = logging.getLogger("mcpfusion")
 
 _ABSENT: Any = object()  # no ``action`` argument at all (``null`` is a wrong one)
+_TIMED_OUT: Any = object()  # the value of a handler its timeout cancelled
 
 
 class Toggles(Protocol):
@@ -109,7 +110,7 @@ class Pipeline:
         self._app = app
         self._chain = compose(middleware, self.endpoint) if middleware else None
 
-    async def call_tool(
+    def call_tool(
         self,
         name: str,
         arguments: Mapping[str, Any] | None,
@@ -118,8 +119,10 @@ class Pipeline:
         context: ContextFactory | None,
         identity: Identity | None,
         client: ClientChannel | None,
-    ) -> ToolResponse:
-        """Step 1: routes one ``tools/call`` and answers it (``Fusion.call_tool``)."""
+    ) -> Awaitable[ToolResponse]:
+        """Step 1: routes one ``tools/call``; hands back the rest of it (``Fusion.call_tool``
+        awaits it): ``admit``'s steps, within the workflow gate and concurrency limits when
+        the app or the action has them (``guarded``)."""
         catalog = self.catalog
         toggled = self._app.toggled
         route = catalog.routes.get(name)
@@ -129,12 +132,12 @@ class Pipeline:
                 tenant = tenant_of(identity)
                 routes = catalog.routes
                 visible = [n for n in visible if routes[n].tool.enabled_for(tenant)]
-            return unknown_tool(name, visible)
+            return _given(unknown_tool(name, visible))
         tool, action = route.tool, route.action
         # type() first: Mapping is an ABC, whose isinstance costs 0.2 µs.
         if type(arguments) is not dict and not isinstance(arguments, Mapping | None):
             target = f"{tool.name}/{action.name}" if action else tool.name
-            return validation_failure(target, [arguments_problem(arguments)])
+            return _given(validation_failure(target, [arguments_problem(arguments)]))
         args = dict(arguments) if arguments else {}
         if action is None:
             chosen = args.pop(DISCRIMINATOR, _ABSENT)
@@ -143,15 +146,36 @@ class Pipeline:
                 scopes = scopes_of(identity)
                 visible = catalog.visible_actions(route, scopes)
                 if chosen is _ABSENT:
-                    return missing_discriminator(route.name, visible)
+                    return _given(missing_discriminator(route.name, visible))
                 elsewhere = catalog.visible_elsewhere(route, scopes)
-                return unknown_action(route.name, chosen, visible, elsewhere)
+                return _given(unknown_action(route.name, chosen, visible, elsewhere))
         factory = context or self._factory
         meta = meta or NO_META
-        # Caller state and the workflow gate: one step before the handler, one transition
-        # after a success.
         app = self._app
         app._bind_caller_store()
+        if (
+            app.workflow is None
+            and action.concurrency is None
+            and not (action.destructive and app._running.serialize_destructive)
+        ):  # the common call: its response's targets are checked where it is made
+            return self.admit(route, action, args, factory, identity, meta, progress, client, route)
+        return self.guarded(route, action, args, factory, identity, meta, progress, client)
+
+    async def guarded(
+        self,
+        route: Route,
+        action: Action,
+        args: dict[str, Any],
+        factory: ContextFactory,
+        identity: Identity | None,
+        meta: Mapping[str, Any],
+        progress: Progress | None,
+        client: ClientChannel | None,
+    ) -> ToolResponse:
+        """Step 1's end for a call with a workflow or a concurrency limit: the workflow gate
+        one step before the handler and one transition after a success, and the calls of
+        an action limited to ``concurrency=`` (destructive ones one at a time per caller)."""
+        app = self._app
         flow = app.workflow
         if flow is not None:
             refused = await flow.refuse(action.tool, action.name, identity, meta)
@@ -164,7 +188,7 @@ class Pipeline:
             response = await self.admit(
                 route, action, args, factory, identity, meta, progress, client
             )
-        else:  # concurrency= and destructive calls one at a time per caller
+        else:
             refused, caller = running.enter(action, identity, meta)
             if refused is not None:
                 return refused
@@ -179,7 +203,7 @@ class Pipeline:
             response, moved = await flow.after_success(response, route, trigger, identity, meta)
             if moved:
                 await app._catalog_changed(tenant_of(identity))
-        return catalog.targets.checked(response, route)
+        return self.catalog.targets.checked(response, route)
 
     def admit(
         self,
@@ -191,8 +215,13 @@ class Pipeline:
         meta: Mapping[str, Any],
         progress: Progress | None,
         client: ClientChannel | None,
+        checked: Route | None = None,
     ) -> Awaitable[ToolResponse]:
-        """Step 2: checks the scopes and the arguments; hands back the rest of the call."""
+        """Step 2: checks the scopes and the arguments; hands back the rest of the call.
+
+        ``checked``: the route whose targets the response is checked against, when the
+        caller awaits nothing after it (``call_tool``'s common call).
+        """
         rejection: ToolResponse | None = None
         kwargs: dict[str, Any] = {}
         select: list[str] | None = None
@@ -219,7 +248,7 @@ class Pipeline:
                 rejection = validation_failure(f"{route.tool.name}/{action.name}", problems)
         return self.dispatch(
             TOOL_CALL, action.tool, action.name, action, kwargs, identity, meta, client,
-            factory, rejection, None, select, progress,
+            factory, rejection, None, select, progress, checked,
         )  # fmt: skip
 
     def dispatch(
@@ -237,26 +266,36 @@ class Pipeline:
         outcome: Outcome[Any] | None,
         select: list[str] | None = None,
         progress: Progress | None = None,
+        checked: Route | None = None,
     ) -> Awaitable[ToolResponse]:
         """Step 3, every request kind's one entry: the middleware chain, then the handler.
 
         ``outcome`` is where a resource read, prompt or completion leaves its result
-        (``None`` for ``tools/call``, whose result is the response).
+        (``None`` for ``tools/call``, whose result is the response). With ``checked``,
+        the response's targets are checked against that route, after the chain.
         """
         factory = factory or self._factory
         state = self._lifespan.state
         if self._chain is None:
             if rejection is not None:
+                if checked is not None:
+                    rejection = self.catalog.targets.checked(rejection, checked)
                 return _given(rejection)
             request = None
             if _reads_request(action, factory):
                 request = Request(name, step, meta, progress, identity, state, client=client)
-            return self.answer(action, kwargs, select, request, factory, None, outcome)
+            return self.answer(action, kwargs, select, request, factory, None, outcome, checked)
         call = Call(
             name, step, kwargs, identity, meta, state, progress, client, rejection,
             action, kwargs, select, factory, outcome, kind,
         )  # fmt: skip
+        if checked is not None:
+            return self._checked_after(self._chain(call), checked)
         return self._chain(call)
+
+    async def _checked_after(self, chain: Awaitable[ToolResponse], route: Route) -> ToolResponse:
+        """The middleware chain's response, its targets checked against ``route``."""
+        return self.catalog.targets.checked(await chain, route)
 
     def endpoint(self, call: Call) -> Awaitable[ToolResponse]:
         """Step 4, the innermost step of the middleware chain: the handler and its response.
@@ -283,11 +322,14 @@ class Pipeline:
         factory: ContextFactory,
         around_render: Callable[[], AbstractContextManager[Any]] | None = None,
         outcome: Outcome[Any] | None = None,
+        route: Route | None = None,
     ) -> ToolResponse:
         """Step 5: builds the context, runs the handler (within its timeout) and sends its
         value, or, for a resource, prompt or completion, makes its result (``outcome``).
 
         Without a request (nothing reads it: ``call_tool``), there is no context either.
+        With ``route`` (a tool call nothing else follows), the response's targets are
+        checked here, as ``call_tool`` would after awaiting it.
         """
         try:
             context = None
@@ -315,25 +357,28 @@ class Pipeline:
                     request.cancel()
                     if outcome is not None:
                         return outcome.timed_out(action.timeout)
-                    return timed_out(request.tool, request.action, action.timeout)
+                    value = _TIMED_OUT
             if outcome is not None:
                 return await outcome.finished(value, context)
-            if around_render is None:
-                response = action.response(value, context, select)  # one frame less
-                if response is None:  # a long list, presented off the loop
-                    response = await action.respond(value, context, select)
+            if value is _TIMED_OUT and request is not None and action.timeout is not None:
+                response = timed_out(request.tool, request.action, action.timeout)
+            elif around_render is None:
+                made = action.response(value, context, select)  # one frame less
+                # None: a long list, presented off the loop
+                response = (
+                    made if made is not None else await action.respond(value, context, select)
+                )
             else:
                 with around_render():
                     response = await action.respond(value, context, select)
             if action.invalidates and not response.is_error and request is not None:
                 response = await _invalidated(action, request, response)
-            return response
         except (InputNeeded, ClientLacks):
             raise  # a question for a later round, or a protocol-level refusal (_client)
         except Exception as exc:
             if outcome is not None:
                 return outcome.failed(exc)
-            return action.failed(from_exception(exc, action.tool, action.name))
+            response = action.failed(from_exception(exc, action.tool, action.name))
         except BaseException as exc:
             # Cancellation propagates; anything else a handler or a library in it raises
             # (SystemExit from sys.exit(), KeyboardInterrupt, GeneratorExit) fails this
@@ -342,7 +387,8 @@ class Pipeline:
                 raise
             if outcome is not None:
                 return outcome.failed(exc)
-            return action.failed(from_exception(exc, action.tool, action.name))
+            response = action.failed(from_exception(exc, action.tool, action.name))
+        return response if route is None else self.catalog.targets.checked(response, route)
 
     def checked(self, response: ToolResponse) -> ToolResponse:
         """A resource's or prompt's response with its suggestion targets checked and

@@ -411,13 +411,10 @@ class Presenter:
                 add_checked(suggestions, found, Suggestion, "suggestion")
         except Exception as exc:
             raise PresenterError.callback_failed(self.name, exc) from exc
+        if select is not None:
+            masked = select_fields(masked, self.select_keys, select)
         return plan.render(
-            select_fields(masked, self.select_keys, select),
-            tuple(ui_blocks),
-            directives,
-            rules,
-            suggestions,
-            tuple(attachments),
+            masked, tuple(ui_blocks), directives, rules, suggestions, tuple(attachments)
         )
 
     def builder(

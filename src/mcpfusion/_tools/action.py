@@ -171,6 +171,8 @@ class Action:
             )
             for field, info in self.params_model.model_fields.items()
         )
+        # Each field is named after its parameter: the validated model's dict is the kwargs.
+        self._fields_are_names = all(p.name == p.field for p in self.params)
         self.declared = None if input_schema is None else DeclaredSchema(owner, input_schema)
         """The input schema declared as JSON Schema (``input_schema=``), if any: then it is
         the advertised ``params_schema`` and what ``parse`` enforces."""
@@ -237,6 +239,8 @@ class Action:
         if not arguments and not self.params:
             return {}  # nothing to validate: the common case of an action without parameters
         model = self._validate(arguments)
+        if self._fields_are_names:  # the model's own dict: no attribute read per parameter
+            return dict(model.__dict__)
         return {p.name: getattr(model, p.field) for p in self.params}
 
     async def invoke(self, kwargs: dict[str, Any], request: Request | None, context: Any) -> Any:
