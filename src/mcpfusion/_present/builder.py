@@ -218,10 +218,12 @@ def add_ui(
     Raises:
         TypeError: if a value is neither.
     """
-    if any(isinstance(value, ATTACHMENTS) for value in values):
-        items = [value for value in values if isinstance(value, ATTACHMENTS)]
-        add_checked(attachments, items, ATTACHMENTS, "ui")
-        values = [value for value in values if not isinstance(value, ATTACHMENTS)]
+    for value in values:  # a loop, not any(): no generator for the common UI blocks only
+        if isinstance(value, ATTACHMENTS):
+            items = [value for value in values if isinstance(value, ATTACHMENTS)]
+            add_checked(attachments, items, ATTACHMENTS, "ui")
+            values = [value for value in values if not isinstance(value, ATTACHMENTS)]
+            break
     add_checked(ui, values, UIBlock, "ui")
 
 

@@ -127,9 +127,14 @@ class Plan:
         blocks = [render_data(data, self.data_format, self.delimiter)]
         for block in ui_blocks:
             blocks.append(block.text)
-        sent_directives = self.directives.joined(directives, blocks)
-        sent_rules = self.rules.joined(rules, blocks)
-        sent_suggestions = self.suggestions.joined(suggestions, blocks)
+        # A kind with neither fixed nor added entries sends nothing: no call for it.
+        sent_directives = sent_rules = sent_suggestions = ()
+        if directives or self.directives.block:
+            sent_directives = self.directives.joined(directives, blocks)
+        if rules or self.rules.block:
+            sent_rules = self.rules.joined(rules, blocks)
+        if suggestions or self.suggestions.block:
+            sent_suggestions = self.suggestions.joined(suggestions, blocks)
         view = new_view(data, ui_blocks, (), sent_directives, sent_rules, sent_suggestions, (), "")
         marks: tuple[BlockAnnotations | None, ...] = ()
         if self.user_ui and ui_blocks:
