@@ -28,7 +28,7 @@ from mcpfusion._present.failures import (
 )
 from mcpfusion._present.response import ToolResponse, view_of
 from mcpfusion._present.statesync import with_invalidation
-from mcpfusion._present.style import enter_handler, leave_handler
+from mcpfusion._present.style import CALLING_STYLE
 from mcpfusion._surface.surface import Outcome
 from mcpfusion._tools.action import Action
 from mcpfusion._tools.catalog import Catalog, Route
@@ -343,11 +343,11 @@ class Pipeline:
             if request is None and action.is_async:
                 # Nothing to inject or cancel (``Action.invoke``'s work): the handler's
                 # coroutine is awaited here, one frame less (``benchmarks/call.py``).
-                token = enter_handler(action.style)
+                token = CALLING_STYLE.set(action.style)  # ``enter_handler``, inlined
                 try:
                     value = await action.handler(**kwargs)
                 finally:
-                    leave_handler(token)
+                    CALLING_STYLE.reset(token)
             elif action.timeout is None or request is None:  # no request: no timeout either
                 value = await action.invoke(kwargs, request, context)
             else:
