@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import contextvars
 import math
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -169,6 +170,10 @@ class _Pool:
 
     def __init__(self, idle_seconds: float = IDLE_SECONDS) -> None:
         self._idle_seconds = idle_seconds
+        self._forget_threads()
+
+    def _forget_threads(self) -> None:
+        """Starts afresh: no queued job, no idle thread (a forked child has no thread)."""
         self._jobs: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         self._idle = threading.Semaphore(0)  # one token per thread waiting for a job
 
@@ -211,3 +216,5 @@ def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None
 
 
 _POOL: Final = _Pool()
+# A forked child inherits the idle tokens but not the threads: its jobs would wait forever.
+os.register_at_fork(after_in_child=_POOL._forget_threads)

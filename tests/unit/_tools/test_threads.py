@@ -94,3 +94,15 @@ def test_a_sync_handler_answers_through_the_app() -> None:
         return await app.call_tool("t", {"action": "ping"})
 
     assert anyio.run(call).blocks == ("pong",)
+
+
+async def test_a_pool_that_forgot_its_threads_starts_a_new_one() -> None:
+    """After a fork (``_forget_threads``) the idle threads left behind are not counted on:
+    the next job gets a thread of its own instead of waiting forever."""
+    pool = _Pool(idle_seconds=0.05)
+    loop = asyncio.get_running_loop()
+    with anyio.fail_after(10):
+        first = await pool.run(loop, threading.get_ident)
+        pool._forget_threads()
+        second = await pool.run(loop, threading.get_ident)
+    assert first != second
