@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import math
 import os
 import queue
@@ -183,15 +184,17 @@ class _Pool:
         future: asyncio.Future[T] = loop.create_future()
         self._jobs.put((loop, future, contextvars.copy_context(), fn))
         if not self._idle.acquire(blocking=False):
-            threading.Thread(target=self._serve, name="mcpfusion-handler", daemon=True).start()
+            serve = functools.partial(self._serve, self._jobs, self._idle)
+            threading.Thread(target=serve, name="mcpfusion-handler", daemon=True).start()
         return future
 
-    def _serve(self) -> None:
+    def _serve(self, jobs: queue.SimpleQueue[tuple[Any, ...]], idle: threading.Semaphore) -> None:
+        # The queue and tokens it was started for: a pool started afresh has its own.
         while True:
             try:
-                loop, future, context, fn = self._jobs.get(timeout=self._idle_seconds)
+                loop, future, context, fn = jobs.get(timeout=self._idle_seconds)
             except queue.Empty:
-                if self._idle.acquire(blocking=False):
+                if idle.acquire(blocking=False):
                     return  # its own token: no caller counted on this thread
                 continue  # a caller took its token and queued a job for it
             try:
@@ -200,7 +203,7 @@ class _Pool:
                 value, error = None, exc
             # Idle before the caller hears of it: its next job then finds this thread
             # rather than starting another one.
-            self._idle.release()
+            idle.release()
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
                 loop.call_soon_threadsafe(_settle, future, value, error)
             del loop, future, context, fn, value, error  # nothing held while idle

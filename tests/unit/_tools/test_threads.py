@@ -102,7 +102,7 @@ async def test_a_pool_that_forgot_its_threads_starts_a_new_one() -> None:
     pool = _Pool(idle_seconds=0.05)
     loop = asyncio.get_running_loop()
     with anyio.fail_after(10):
-        first = await pool.run(loop, threading.get_ident)
+        first = await pool.run(loop, threading.current_thread)
         pool._forget_threads()
-        second = await pool.run(loop, threading.get_ident)
-    assert first != second
+        second = await pool.run(loop, threading.current_thread)
+    assert first is not second
