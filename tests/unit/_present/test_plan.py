@@ -51,8 +51,7 @@ def same(planned: ToolResponse, built: ToolResponse) -> None:
 
 @pytest.mark.parametrize("style", STYLES)
 def test_a_plan_sends_the_builder_paths_blocks_and_view(style: Style) -> None:
-    """Fixed and dynamic entries, de-duplicated and neutralized, UI annotations and
-    attachments come out as the builder path writes them, in every style."""
+    """Every part comes out as the builder path writes it, in every style."""
     view = full_view()
     same(view.planned(view.compile(style), ROW, None, None), view.present(ROW, style=style))
 

@@ -48,8 +48,7 @@ async def test_an_exception_reaches_the_caller_and_a_base_exception_is_carried()
 
 
 async def test_a_cancelled_caller_stops_waiting_and_the_work_finishes_alone() -> None:
-    """Cancelling abandons the work: the caller returns at once, ``on_cancel`` runs, and
-    the thread still finishes its work."""
+    """A cancelled caller returns at once and ``on_cancel`` runs; the work finishes alone."""
     started, release, finished = threading.Event(), threading.Event(), threading.Event()
     told: list[bool] = []
 
@@ -97,8 +96,7 @@ def test_a_sync_handler_answers_through_the_app() -> None:
 
 
 async def test_a_pool_that_forgot_its_threads_starts_a_new_one() -> None:
-    """After a fork (``_forget_threads``) the idle threads left behind are not counted on:
-    the next job gets a thread of its own instead of waiting forever."""
+    """After a fork (``_forget_threads``) the next job gets a new thread, not an old one."""
     pool = _Pool(idle_seconds=0.05)
     loop = asyncio.get_running_loop()
     with anyio.fail_after(10):
