@@ -31,6 +31,7 @@ from mcpfusion._present.failures import (
 from mcpfusion._present.paging import Pager
 from mcpfusion._present.response import ToolResponse, view_of
 from mcpfusion._present.statesync import with_invalidation
+from mcpfusion._present.style import CALLING_STYLE
 from mcpfusion._surface.surface import Outcome
 from mcpfusion._tools.action import Action
 from mcpfusion._tools.catalog import Catalog, Route
@@ -57,6 +58,7 @@ from mcpfusion._tools.validation import (
 logger = logging.getLogger("mcpfusion")
 
 _ABSENT: Any = object()  # no ``action`` argument at all (``null`` is a wrong one)
+_TIMED_OUT: Any = object()  # the value of a handler its timeout cancelled
 
 
 class Toggles(Protocol):
@@ -120,7 +122,7 @@ class Pipeline:
         self._app = app
         self._chain = compose(middleware, self.endpoint) if middleware else None
 
-    async def call_tool(
+    def call_tool(
         self,
         name: str,
         arguments: Mapping[str, Any] | None,
@@ -129,8 +131,10 @@ class Pipeline:
         context: ContextFactory | None,
         identity: Identity | None,
         client: ClientChannel | None,
-    ) -> ToolResponse:
-        """Step 1: routes one ``tools/call`` and answers it (``Fusion.call_tool``)."""
+    ) -> Awaitable[ToolResponse]:
+        """Step 1: routes one ``tools/call``; hands back the rest of it (``Fusion.call_tool``
+        awaits it): ``admit``'s steps, within the workflow gate and concurrency limits when
+        the app or the action has them (``guarded``)."""
         catalog = self.catalog
         toggled = self._app.toggled
         route = catalog.routes.get(name)
@@ -140,12 +144,12 @@ class Pipeline:
                 tenant = tenant_of(identity)
                 routes = catalog.routes
                 visible = [n for n in visible if routes[n].tool.enabled_for(tenant)]
-            return unknown_tool(name, visible)
+            return _given(unknown_tool(name, visible))
         tool, action = route.tool, route.action
         # type() first: Mapping is an ABC, whose isinstance costs 0.2 µs.
         if type(arguments) is not dict and not isinstance(arguments, Mapping | None):
             target = f"{tool.name}/{action.name}" if action else tool.name
-            return validation_failure(target, [arguments_problem(arguments)])
+            return _given(validation_failure(target, [arguments_problem(arguments)]))
         args = dict(arguments) if arguments else {}
         if action is None:
             chosen = args.pop(DISCRIMINATOR, _ABSENT)
@@ -154,15 +158,37 @@ class Pipeline:
                 scopes = scopes_of(identity)
                 visible = catalog.visible_actions(route, scopes)
                 if chosen is _ABSENT:
-                    return missing_discriminator(route.name, visible)
+                    return _given(missing_discriminator(route.name, visible))
                 elsewhere = catalog.visible_elsewhere(route, scopes)
-                return unknown_action(route.name, chosen, visible, elsewhere)
+                return _given(unknown_action(route.name, chosen, visible, elsewhere))
         factory = context or self._factory
         meta = meta or NO_META
-        # Caller state and the workflow gate: one step before the handler, one transition
-        # after a success.
         app = self._app
         app._bind_caller_store()
+        if (
+            app.workflow is None
+            and app.exposure is None
+            and action.concurrency is None
+            and not (action.destructive and app._running.serialize_destructive)
+        ):  # the common call: its response's targets are checked where it is made
+            return self.admit(route, action, args, factory, identity, meta, progress, client, route)
+        return self.guarded(route, action, args, factory, identity, meta, progress, client)
+
+    async def guarded(
+        self,
+        route: Route,
+        action: Action,
+        args: dict[str, Any],
+        factory: ContextFactory,
+        identity: Identity | None,
+        meta: Mapping[str, Any],
+        progress: Progress | None,
+        client: ClientChannel | None,
+    ) -> ToolResponse:
+        """Step 1's end for a call with a workflow or a concurrency limit: the workflow gate
+        one step before the handler and one transition after a success, and the calls of
+        an action limited to ``concurrency=`` (destructive ones one at a time per caller)."""
+        app = self._app
         flow = app.workflow
         if flow is not None:
             refused = await flow.refuse(action.tool, action.name, identity, meta)
@@ -171,7 +197,7 @@ class Pipeline:
         exposure = app.exposure
         # A tool called before it was listed is answered, and listed from now on: the
         # model knew its name, and refusing would only cost a round trip.
-        if exposure is not None and await exposure.called(name, identity, meta):
+        if exposure is not None and await exposure.called(route.name, identity, meta):
             await app._catalog_changed(tenant_of(identity))
         running = app._running
         if action.concurrency is None and not (
@@ -180,7 +206,7 @@ class Pipeline:
             response = await self.admit(
                 route, action, args, factory, identity, meta, progress, client
             )
-        else:  # concurrency= and destructive calls one at a time per caller
+        else:
             refused, caller = running.enter(action, identity, meta)
             if refused is not None:
                 return refused
@@ -195,7 +221,7 @@ class Pipeline:
             response, moved = await flow.after_success(response, route, trigger, identity, meta)
             if moved:
                 await app._catalog_changed(tenant_of(identity))
-        return catalog.targets.checked(response, route)
+        return self.catalog.targets.checked(response, route)
 
     def admit(
         self,
@@ -207,8 +233,13 @@ class Pipeline:
         meta: Mapping[str, Any],
         progress: Progress | None,
         client: ClientChannel | None,
+        checked: Route | None = None,
     ) -> Awaitable[ToolResponse]:
-        """Step 2: checks the scopes and the arguments; hands back the rest of the call."""
+        """Step 2: checks the scopes and the arguments; hands back the rest of the call.
+
+        ``checked``: the route whose targets the response is checked against, when the
+        caller awaits nothing after it (``call_tool``'s common call).
+        """
         rejection: ToolResponse | None = None
         kwargs: dict[str, Any] = {}
         select: list[str] | None = None
@@ -247,7 +278,7 @@ class Pipeline:
                 page, rejection = self._app._cursors.page(action, args, identity, cursor)
         return self.dispatch(
             TOOL_CALL, action.tool, action.name, action, kwargs, identity, meta, client,
-            factory, rejection, None, select, progress, page,
+            factory, rejection, None, select, progress, checked, page,
         )  # fmt: skip
 
     @staticmethod
@@ -278,30 +309,42 @@ class Pipeline:
         outcome: Outcome[Any] | None,
         select: list[str] | None = None,
         progress: Progress | None = None,
+        checked: Route | None = None,
         page: Pager | None = None,
     ) -> Awaitable[ToolResponse]:
         """Step 3, every request kind's one entry: the middleware chain, then the handler.
 
         ``outcome`` is where a resource read, prompt or completion leaves its result
-        (``None`` for ``tools/call``, whose result is the response); ``page`` is the page
-        a call of a paging action asks for.
+        (``None`` for ``tools/call``, whose result is the response). With ``checked``,
+        the response's targets are checked against that route, after the chain; ``page``
+        is the page a call of a paging action asks for.
         """
         factory = factory or self._factory
         state = self._lifespan.state
         if self._chain is None:
             if rejection is not None:
+                if checked is not None:
+                    rejection = self.catalog.targets.checked(rejection, checked)
                 return _given(rejection)
             request = None
             if _reads_request(action, factory):
                 request = Request(
                     name, step, meta, progress, identity, state, client=client, page=page
                 )
-            return self.answer(action, kwargs, select, request, factory, None, outcome, page)
+            return self.answer(
+                action, kwargs, select, request, factory, None, outcome, checked, page
+            )
         call = Call(
             name, step, kwargs, identity, meta, state, progress, client, rejection,
             action, kwargs, select, factory, outcome, kind, page,
         )  # fmt: skip
+        if checked is not None:
+            return self._checked_after(self._chain(call), checked)
         return self._chain(call)
+
+    async def _checked_after(self, chain: Awaitable[ToolResponse], route: Route) -> ToolResponse:
+        """The middleware chain's response, its targets checked against ``route``."""
+        return self.catalog.targets.checked(await chain, route)
 
     def endpoint(self, call: Call) -> Awaitable[ToolResponse]:
         """Step 4, the innermost step of the middleware chain: the handler and its response.
@@ -317,7 +360,7 @@ class Pipeline:
         request = call.request if _reads_request(action, factory) else None
         return self.answer(
             action, kwargs, call._select, request, factory, call.around_render, call._outcome,
-            call._page,
+            None, call._page,
         )  # fmt: skip
 
     async def answer(
@@ -329,12 +372,15 @@ class Pipeline:
         factory: ContextFactory,
         around_render: Callable[[], AbstractContextManager[Any]] | None = None,
         outcome: Outcome[Any] | None = None,
+        route: Route | None = None,
         page: Pager | None = None,
     ) -> ToolResponse:
         """Step 5: builds the context, runs the handler (within its timeout) and sends its
         value, or, for a resource, prompt or completion, makes its result (``outcome``).
 
         Without a request (nothing reads it: ``call_tool``), there is no context either.
+        With ``route`` (a tool call nothing else follows), the response's targets are
+        checked here, as ``call_tool`` would after awaiting it.
         """
         try:
             context = None
@@ -347,7 +393,15 @@ class Pipeline:
                     context = await context
                 if action.talks:
                     await before_running(request, kwargs, action.confirm, action.requires_client)
-            if action.timeout is None or request is None:  # no request: no timeout either
+            if request is None and action.is_async:
+                # Nothing to inject or cancel (``Action.invoke``'s work): the handler's
+                # coroutine is awaited here, one frame less (``benchmarks/call.py``).
+                token = CALLING_STYLE.set(action.style)  # ``enter_handler``, inlined
+                try:
+                    value = await action.handler(**kwargs)
+                finally:
+                    CALLING_STYLE.reset(token)
+            elif action.timeout is None or request is None:  # no request: no timeout either
                 value = await action.invoke(kwargs, request, context)
             else:
                 with anyio.move_on_after(action.timeout) as scope:
@@ -356,12 +410,17 @@ class Pipeline:
                     request.cancel()
                     if outcome is not None:
                         return outcome.timed_out(action.timeout)
-                    return timed_out(request.tool, request.action, action.timeout)
+                    value = _TIMED_OUT
             if outcome is not None:
                 return await outcome.finished(value, context)
             cap = self._app.max_bytes if action.max_bytes is None else action.max_bytes
-            if around_render is None:
-                response = await action.respond(value, context, select, page, identity)
+            if value is _TIMED_OUT and request is not None and action.timeout is not None:
+                response = timed_out(request.tool, request.action, action.timeout)
+            elif around_render is None:
+                made = action.response(value, context, select, page, identity)  # a frame less
+                if made is None:  # a long list, presented off the loop
+                    made = await action.respond(value, context, select, page, identity)
+                response = made
                 if cap is not None:  # a test, not a frame more for every uncapped call
                     response = await action.fit(
                         response, value, context, select, cap, page, identity
@@ -375,13 +434,12 @@ class Pipeline:
                         )
             if action.invalidates and not response.is_error and request is not None:
                 response = await _invalidated(action, request, response)
-            return response
         except (InputNeeded, ClientLacks):
             raise  # a question for a later round, or a protocol-level refusal (_client)
         except Exception as exc:
             if outcome is not None:
                 return outcome.failed(exc)
-            return action.failed(from_exception(exc, action.tool, action.name))
+            response = action.failed(from_exception(exc, action.tool, action.name))
         except BaseException as exc:
             # Cancellation propagates; anything else a handler or a library in it raises
             # (SystemExit from sys.exit(), KeyboardInterrupt, GeneratorExit) fails this
@@ -390,7 +448,8 @@ class Pipeline:
                 raise
             if outcome is not None:
                 return outcome.failed(exc)
-            return action.failed(from_exception(exc, action.tool, action.name))
+            response = action.failed(from_exception(exc, action.tool, action.name))
+        return response if route is None else self.catalog.targets.checked(response, route)
 
     def checked(self, response: ToolResponse) -> ToolResponse:
         """A resource's or prompt's response with its suggestion targets checked and

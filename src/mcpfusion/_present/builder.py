@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Self
 
 from mcpfusion._present.content import ATTACHMENTS, Attachment, attachments_of
@@ -68,11 +68,7 @@ class ResponseBuilder:
 
         An image or a sound (``ui.image``, ``ui.audio``) is attached instead (``attach``).
         """
-        if any(isinstance(block, ATTACHMENTS) for block in blocks):
-            items = [block for block in blocks if isinstance(block, ATTACHMENTS)]
-            add_checked(self._attachments, items, ATTACHMENTS, "ui")
-            blocks = tuple(block for block in blocks if not isinstance(block, ATTACHMENTS))
-        add_checked(self._ui, blocks, UIBlock, "ui")
+        add_ui(self._ui, self._attachments, blocks)
         return self
 
     def attach(self, *items: Attachment | None) -> Self:
@@ -212,6 +208,23 @@ def add_checked(
             names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
             raise TypeError(f"{what} expects {names} values; got {type(value).__name__}")
         target.append(value)
+
+
+def add_ui(
+    ui: list[UIBlock], attachments: list[Attachment], values: Sequence[UIBlock | Attachment | None]
+) -> None:
+    """Appends UI values, each checked: blocks to ``ui``, images and sounds to ``attachments``.
+
+    Raises:
+        TypeError: if a value is neither.
+    """
+    for value in values:  # a loop, not any(): no generator for the common UI blocks only
+        if isinstance(value, ATTACHMENTS):
+            items = [value for value in values if isinstance(value, ATTACHMENTS)]
+            add_checked(attachments, items, ATTACHMENTS, "ui")
+            values = [value for value in values if not isinstance(value, ATTACHMENTS)]
+            break
+    add_checked(ui, values, UIBlock, "ui")
 
 
 def response(

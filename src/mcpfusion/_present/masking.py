@@ -186,12 +186,22 @@ class Mask:
         Raises:
             ValidationError: if the item does not fit the schema.
         """
+        masked: dict[str, Any]  # what the validators return (typed Any)
         if isinstance(item, dict):
-            return cast(dict[str, Any], _validate(self._fast_one, self._model_one, item))
+            if self._fast_one is not None:
+                try:  # the common row, in one call; a rejected one gets _validate's rules
+                    masked = self._fast_one.validate_python(item)
+                    return masked
+                except ValidationError:
+                    pass
+            masked = _validate(self._fast_one, self._model_one, item)
+            return masked
         row = as_mapping(item)
         if row is not None:
-            return cast(dict[str, Any], _validate(self._fast_one, self._model_one, row))
-        return cast(dict[str, Any], _validate(None, self._model_one, item))
+            masked = _validate(self._fast_one, self._model_one, row)
+            return masked
+        masked = _validate(None, self._model_one, item)
+        return masked
 
     def many(self, items: Sequence[Any]) -> list[dict[str, Any]]:
         """Masks a list of items in one call.

@@ -12,13 +12,14 @@ from pydantic import BaseModel, ValidationError
 
 from mcpfusion._errors import DefinitionError, PresenterError
 from mcpfusion._present import ui
-from mcpfusion._present.builder import ResponseBuilder
-from mcpfusion._present.content import ATTACHMENTS
+from mcpfusion._present.builder import ResponseBuilder, add_checked, add_ui
+from mcpfusion._present.content import ATTACHMENTS, Attachment
 from mcpfusion._present.failures import SENT_LIMIT, cut
 from mcpfusion._present.masking import Mask, as_mapping, collector_paused
 from mcpfusion._present.models import schema_from_model
 from mcpfusion._present.omission import plan_of
 from mcpfusion._present.paging import Page, PageCut, Pager, paged
+from mcpfusion._present.plan import Plan
 from mcpfusion._present.redaction import DEFAULT_CENSOR, Censor, Redaction, Scrubber, Traces
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._present.style import Audience, Style, calling_style
@@ -366,6 +367,61 @@ class Presenter:
             built, cut = self._builder(data, ctx, select, style, page)
             response = built.build()
         return response if cut is None else paged(response, built.data, *cut)
+
+    def compile(self, style: Style) -> Plan:
+        """The plan of this Presenter presenting one object for an app styled ``style``.
+
+        An app makes one per action when its catalog freezes (``Action.freeze``).
+        """
+        return Plan.of(
+            self.style,
+            style,
+            self._static_directives,
+            self._static_rules,
+            self._static_suggestions,
+        )
+
+    def planned(
+        self, plan: Plan, data: Any, ctx: Any, select: Sequence[str] | None
+    ) -> ToolResponse:
+        """``present(data, ctx, select, style=plan.style)`` for one object, through ``plan``.
+
+        Without an intermediate builder: the callbacks' values are checked as a builder
+        checks them and rendered after the plan's fixed blocks. A list, an embedding,
+        redacting or omitting Presenter takes ``present``.
+
+        Raises:
+            PresenterError: if the data does not fit the schema or a callback fails.
+        """
+        if self._embeds or self._redaction is not None or self._omit is not None:
+            return self.present(data, ctx, select, style=plan.style)
+        if data is None or isinstance(data, list | tuple):
+            return self.present(data, ctx, select, style=plan.style)
+        if type(data) is not dict and isinstance(data, Iterator | ValuesView):
+            return self.present(data, ctx, select, style=plan.style)
+        masked = self._masked_one(data)
+        ui_blocks: list[UIBlock] = []
+        attachments: list[Attachment] = []
+        directives: list[str] = []
+        rules: list[str] = []
+        suggestions: list[Suggestion] = []
+        try:  # in _run_callbacks' order, each kind checked before the next one runs
+            if hooks := self._ui.one:
+                add_ui(ui_blocks, attachments, _collect(hooks, masked, ctx, _UI_VALUES))
+            if hooks := self._directives:
+                add_checked(directives, _collect(hooks, masked, ctx, str), str, "directive")
+            if hooks := self._rules.one:
+                add_checked(rules, _collect(hooks, masked, ctx, str), str, "rule")
+            if hooks := self._suggest.one:
+                found = _collect(hooks, masked, ctx, Suggestion)
+                add_checked(suggestions, found, Suggestion, "suggestion")
+        except Exception as exc:
+            raise PresenterError.callback_failed(self.name, exc) from exc
+        if select is not None:
+            masked = select_fields(masked, self.select_keys, select)
+        return plan.render(
+            masked, tuple(ui_blocks), directives, rules, suggestions, tuple(attachments)
+        )
 
     def builder(
         self,

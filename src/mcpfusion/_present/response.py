@@ -114,7 +114,7 @@ class ToolResponse(_SideDoor):
 
 # What a render makes is built to fit: constructed without the checks (see _slots).
 new_view: Final = trusted_constructor(ResponseView)
-_new_response: Final = trusted_constructor(ToolResponse, "_view")
+new_response: Final = trusted_constructor(ToolResponse, "_view")
 
 
 def with_view(response: ToolResponse, view: ResponseView) -> ToolResponse:
@@ -183,7 +183,7 @@ def render_parts(
     if user_ui and ui_count > shared_ui:
         # Block 0 is the data; blocks 1..ui_count are the UI blocks, then the embeds.
         marks = tuple(FOR_USER if shared_ui < i <= ui_count else None for i in range(len(blocks)))
-    return _new_response(tuple(blocks), False, None, marks, attachments, view)
+    return new_response(tuple(blocks), False, None, marks, attachments, view)
 
 
 def render_value(
@@ -195,7 +195,7 @@ def render_value(
 ) -> ToolResponse:
     """A response with only a data block: a plain value, a str, ``None`` (``render_data``)."""
     text = render_data(data, data_format, delimiter, str_as_data=str_as_data)
-    return _new_response((text,), False, None, (), (), new_view(data, (), (), (), (), (), (), ""))
+    return new_response((text,), False, None, (), (), new_view(data, (), (), (), (), (), (), ""))
 
 
 def attached(values: tuple[Attachment, ...]) -> ToolResponse:

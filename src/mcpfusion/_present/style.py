@@ -75,21 +75,21 @@ TOON carries the data of compact JSON in fewer tokens (SPEC §10), and UI blocks
 user only: they restate the data block, which the model would otherwise read twice.
 """
 
-_CALLING: ContextVar[Style] = ContextVar("mcpfusion_app_style", default=APP_DEFAULT)
+CALLING_STYLE: ContextVar[Style] = ContextVar("mcpfusion_app_style", default=APP_DEFAULT)
 """The style of the app whose handler is running, for Presenters it calls itself."""
 
 
 def calling_style() -> Style:
     """The app's style inside one of its handlers; ``APP_DEFAULT`` anywhere else."""
-    return _CALLING.get()
+    return CALLING_STYLE.get()
 
 
 def enter_handler(style: Style) -> Token[Style]:
     """Makes ``style`` the one a handler's own ``view.present(data, ctx)`` honours; the
     caller passes the token to ``leave_handler`` when the handler returns."""
-    return _CALLING.set(style)
+    return CALLING_STYLE.set(style)
 
 
 def leave_handler(token: Token[Style]) -> None:
     """Restores the style that was current before ``enter_handler``."""
-    _CALLING.reset(token)
+    CALLING_STYLE.reset(token)

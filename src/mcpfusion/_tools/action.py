@@ -19,6 +19,7 @@ from mcpfusion._present.builder import ResponseBuilder, as_response
 from mcpfusion._present.content import attachments_of
 from mcpfusion._present.failures import no_view
 from mcpfusion._present.paging import Pager
+from mcpfusion._present.plan import Plan
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.response import ToolResponse, attached, render_value, success
 from mcpfusion._present.statesync import check_freshness, check_patterns
@@ -235,6 +236,8 @@ class Action:
             p.wire for p in self.params if not p.required and not _takes_null(properties, p.wire)
         )
         """The optional parameters whose type takes no ``null``: there it means absent."""
+        # Each field is named after its parameter: the validated model's dict is the kwargs.
+        self._fields_are_names = all(p.name == p.field for p in self.params)
         self.declared = None if input_schema is None else DeclaredSchema(owner, input_schema)
         """The input schema declared as JSON Schema (``input_schema=``), if any: then it is
         the advertised ``params_schema`` and what ``parse`` enforces."""
@@ -260,6 +263,13 @@ class Action:
         self.without_request = not (
             self.injected or self.state_params or self.talks or timeout or views
         )
+        self.plan: Plan | None = None
+        """How its Presenter presents one object, made when the app's catalog freezes."""
+
+    def freeze(self) -> None:
+        """Compiles the Presenter's plan (``_present.plan``) for the app's style."""
+        if self.presenter is not None:
+            self.plan = self.presenter.compile(self.style)
 
     def __repr__(self) -> str:
         return f"Action({self.tool!r}, {self.name!r})"
@@ -299,6 +309,8 @@ class Action:
         if not arguments and not self.params:
             return {}  # nothing to validate: the common case of an action without parameters
         model = self._validate(arguments)
+        if self._fields_are_names:  # the model's own dict: no attribute read per parameter
+            return dict(model.__dict__)
         return {p.name: getattr(model, p.field) for p in self.params}
 
     async def invoke(self, kwargs: dict[str, Any], request: Request | None, context: Any) -> Any:
@@ -363,6 +375,27 @@ class Action:
             PresenterError, SerializationError, OutputMismatchError: server defects.
             TypeError: a ``returns=`` selector gave something other than a Presenter.
         """
+        response = self.response(value, context, select, page, identity)
+        if response is None:
+            presenter = self.presenter if self.views is None else self.views.pick(identity)
+            return await present_off_loop(value, presenter, context, select, self.style)
+        return response
+
+    def response(
+        self,
+        value: Any,
+        context: Any,
+        select: Sequence[str] | None,
+        page: Pager | None = None,
+        identity: Identity | None = None,
+    ) -> ToolResponse | None:
+        """``respond`` without a frame of its own: ``None`` when the value is a list long
+        enough to be presented in a worker thread (then ``respond`` does it).
+
+        Raises:
+            PresenterError, SerializationError, OutputMismatchError: server defects.
+            TypeError: a ``returns=`` selector gave something other than a Presenter.
+        """
         output, presenter = self.output, self.presenter
         if self.views is not None:
             presenter = self.views.pick(identity)
@@ -378,7 +411,12 @@ class Action:
             return output.respond(value, select)
         if presenter is None:  # nothing to present off the loop
             return wrap(value, None, context, select, self.style)
-        return await present_off_loop(value, presenter, context, select, self.style, page)
+        if type(value) is dict and self.plan is not None and presenter is self.presenter:
+            # One row, the common case: none of SPEC §13's other cases is a dict.
+            return presenter.planned(self.plan, value, context, select)
+        if page is None and isinstance(value, list | tuple) and len(value) >= OFF_LOOP_ROWS:
+            return None
+        return wrap(value, presenter, context, select, self.style, page)
 
     async def fit(
         self,

@@ -105,6 +105,7 @@ class Catalog:
             for action in route.actions.values():
                 for presenter in action.presenters:
                     problems.extend(static_problems(presenter, targets, route))
+                action.freeze()
         # The scopes that pick a Presenter per caller change what a caller sees, too.
         scopes = frozenset(
             scope

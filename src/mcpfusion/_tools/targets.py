@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from typing import Final, Protocol
 
 from mcpfusion._present.failures import preview
@@ -33,6 +34,7 @@ from mcpfusion._wire.parts import BULLET_KINDS, ResponseView, Suggestion, block_
 logger = logging.getLogger("mcpfusion")
 
 _SUGGESTIONS: Final = next(kind for kind in BULLET_KINDS if kind.field == "suggestions")
+_TOOL: Final = attrgetter("tool")
 
 
 class Route(Protocol):
@@ -67,6 +69,9 @@ class Targets:
     known: tuple[str, ...]
     _logged: set[str]
     _as_sent: frozenset[str] = frozenset()  # spellings sent as they are written
+    # Per route (by id: routes live as long as their catalog, and so does this): the
+    # targets a response of that route sends as they are written, worked out once.
+    _written: dict[int, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, routes: Mapping[str, Route]) -> Targets:
@@ -106,7 +111,7 @@ class Targets:
         if (
             view is not None
             and view.suggestions
-            and not self._as_written([s.tool for s in view.suggestions], route)
+            and not self._as_written(map(_TOOL, view.suggestions), route)
         ):
             suggestions = [s for s in map(self._suggestion(route), view.suggestions) if s]
             if suggestions != list(view.suggestions):
@@ -123,14 +128,22 @@ class Targets:
     def _as_written(self, targets: Iterable[str], route: Route | None) -> bool:
         """Whether every target is sent as it is written (the common case, checked fast)."""
         if route is None:
-            return all(target in self._as_sent for target in targets)
-        grouped = route.action is None
-        for target in targets:
-            if grouped and target in route.actions:
-                continue  # a bare action of the tool called, sent as it is
-            if target in route.tool.actions or target not in self._as_sent:
+            written = self._as_sent
+        elif (known := self._written.get(id(route))) is not None:
+            written = known
+        else:
+            written = self._written.setdefault(id(route), self._written_by(route))
+        for target in targets:  # noqa: SIM110 - all() would add a generator on the hot path
+            if target not in written:
                 return False
         return True
+
+    def _written_by(self, route: Route) -> frozenset[str]:
+        """The targets a response of ``route`` sends as written: a bare action of the
+        grouped tool called, and the spellings sent as written that name no bare action
+        of its tool (those are respelled as ``tool.action``)."""
+        bare = set(route.actions) if route.action is None else set()
+        return frozenset(bare | (self._as_sent - set(route.tool.actions)))
 
     def _target(self, route: Route | None) -> Callable[[str], str | None]:
         def spell(target: str) -> str | None:

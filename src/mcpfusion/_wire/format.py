@@ -224,7 +224,7 @@ def neutralize_json(text: str) -> str:
     rewrites exactly what ``neutralize`` rewrites in the decoded value. In JSON a ``<`` can
     only occur inside a string, so the decoded value is unchanged.
     """
-    if "<" not in text:
+    if "<" not in text or not _SUSPECT_JSON.search(text):
         return text
     if _ANY_JSON.search(text):
         # _UNICODE_JSON needs a non-ASCII character or an escape; isascii() costs nothing.
@@ -244,9 +244,14 @@ _OPEN_JSON: Final = re.compile(
     # raw-text element or not a tag that ends at once without a quote, "=" or escape (<b>,
     # </i>), which no reader runs on. The common "<b>" then costs no Python at all.
     r"<(?=[/A-Za-z])"
-    r"(?:(?=(?i:script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext)"
-    r"(?:[\s/>]|$))|(?![/A-Za-z][^\"<>=\\]*>))"
+    # The first letter is ASCII (above), so the class settles most "<" before the
+    # case-insensitive names are tried.
+    r"(?:(?=[sStTxXiInNpP](?i:script|style|textarea|title|xmp|iframe|noembed|noframes"
+    r"|noscript|plaintext)(?:[\s/>]|$))|(?![/A-Za-z][^\"<>=\\]*>))"
 )
+# Either of the two JSON rules (_ANY_JSON, _OPEN_JSON) at one "<", found in one scan: a
+# text whose every "<" is harmless (a row holding "<b>") is read once, not twice.
+_SUSPECT_JSON: Final = re.compile(f"<(?:{_ANY_JSON.pattern[1:]}|{_OPEN_JSON.pattern[1:]})")
 _JSON_STRING: Final = re.compile(r'"(?:[^"\\]++|\\.)*+"')
 _JSON_LT: Final = re.compile(r"\\u003c|\\.|<")
 
@@ -359,6 +364,14 @@ def ui_passthrough(
     priority: int | None = None,
 ) -> str:
     """Renders one ``<ui_passthrough>`` block (SPEC §4.1); the content is neutralized."""
+    if len(type) + len(title) > _REMEMBERED_LENGTH:
+        opening = _opening(type, title, width, priority)
+    else:  # most blocks are a few kinds with fixed titles: their tag is remembered
+        opening = _remembered_opening(type, title, width, priority)
+    return f"{opening}\n{neutralize(content)}\n</{UI_PASSTHROUGH}>"
+
+
+def _opening(type: str, title: str, width: str | None, priority: int | None) -> str:
     attrs = f' type="{escape_attr(type)}"'
     if title:
         attrs += f' title="{escape_attr(title)}"'
@@ -366,7 +379,7 @@ def ui_passthrough(
         attrs += f' width="{escape_attr(width)}"'
     if priority is not None:
         attrs += f' priority="{priority}"'
-    return f"<{UI_PASSTHROUGH}{attrs}>\n{neutralize(content)}\n</{UI_PASSTHROUGH}>"
+    return f"<{UI_PASSTHROUGH}{attrs}>"
 
 
 def bullet_entry(text: str) -> str:
@@ -382,11 +395,16 @@ def _entry(text: str) -> str:
 
 _REMEMBERED_LENGTH: Final = 1_000
 _remembered_entry: Final = functools.lru_cache(maxsize=4_096)(_entry)
+_remembered_opening: Final = functools.lru_cache(maxsize=4_096, typed=True)(_opening)
 
 
-def bullet_entries(entries: Iterable[str]) -> list[str]:
-    """Renders entries for a bullet block, dropping empty ones and later duplicates."""
-    seen: dict[str, None] = {}
+def bullet_entries(entries: Iterable[str], after: Sequence[str] = ()) -> list[str]:
+    """Renders entries for a bullet block, dropping empty ones and later duplicates.
+
+    ``after`` holds lines already rendered (a Presenter's fixed entries): they come first,
+    and the entries repeating one are dropped.
+    """
+    seen: dict[str, None] = dict.fromkeys(after)
     for entry in entries:
         line = bullet_entry(entry)
         if line.strip():

@@ -178,9 +178,10 @@ class BulletKind:
     text: Callable[[Any], str] | None = str
     with_text: Callable[[Any, str], Any] = lambda _entry, text: text
 
-    def lines(self, entries: Sequence[Any]) -> list[str]:
-        """The entries' bullet lines: folded, neutralized, the empty and repeated dropped."""
-        return bullet_entries(_text(entry) for entry in entries)
+    def lines(self, entries: Sequence[Any], after: Sequence[str] = ()) -> list[str]:
+        """The entries' bullet lines: folded, neutralized, the empty and repeated dropped;
+        ``after`` holds lines already rendered, which come first."""
+        return bullet_entries(map(_text, entries), after)
 
 
 # A response's view holds what was sent, so each suggestion line is read back; the lines

@@ -243,3 +243,28 @@ _SPELLED = st.sampled_from(["", "/", " / ", "\u3000", "\u0301", "\ufeff/"]).flat
 def test_regex_shortcuts_agree_with_the_rule(text: str) -> None:
     """The C-speed regexes neutralize exactly the '<' the rule, asked one by one, would."""
     assert wire.neutralize(text) == _neutralized_one_by_one(text)
+
+
+@given(st.lists(hostile_text, max_size=4))
+def test_the_one_scan_prefilter_finds_every_rule(texts: list[str]) -> None:
+    """The combined JSON scan matches wherever either rule (_ANY_JSON, _OPEN_JSON) does."""
+    text = json.dumps(texts)
+    either = wire._ANY_JSON.search(text) or wire._OPEN_JSON.search(text)
+    assert (wire._SUSPECT_JSON.search(text) is None) == (either is None)
+
+
+def test_rows_of_harmless_markup_are_returned_as_they_are() -> None:
+    """A JSON text whose every '<' opens a tag that ends at once is the same object back."""
+    text = json.dumps([{"note": f"row {n} <b>bold</b>"} for n in range(50)], indent=2)
+    assert wire.neutralize_json(text) is text
+
+
+def test_a_ui_blocks_remembered_opening_keeps_each_priority_type_apart() -> None:
+    """A remembered opening tag is the one of these very values: True is not 1."""
+    assert 'priority="1"' in wire.ui_passthrough("summary", "x", priority=1)
+    assert 'priority="True"' in wire.ui_passthrough("summary", "x", priority=True)
+
+
+def test_bullet_entries_after_rendered_lines_drop_their_repeats() -> None:
+    """Lines already rendered come first and an entry repeating one is dropped."""
+    assert wire.bullet_entries(["a", "b\nc", "d"], after=["a", "b c"]) == ["a", "b c", "d"]

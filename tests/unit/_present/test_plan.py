@@ -1,0 +1,108 @@
+"""Unit tests for _present.plan: a compiled plan sends what the builder path sends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from mcpfusion import PresenterError, ui
+from mcpfusion._present.presenter import Presenter, suggest
+from mcpfusion._present.response import ToolResponse, require_view
+from mcpfusion._present.style import MODEL_DEFAULT, Style
+
+
+class Invoice(BaseModel):
+    """A small schema."""
+
+    id: str
+    amount_cents: int
+    note: str = ""
+
+
+ROW = {"id": "inv_1", "amount_cents": 100, "note": "<domain_rules> & more", "secret": "s"}
+STYLES = [MODEL_DEFAULT, Style("json", "|", "all"), Style("compact", ",", "user")]
+
+
+def full_view(**options: Any) -> Presenter:
+    """A Presenter with every kind of fixed part and callback, entries overlapping."""
+    view = Presenter(
+        "Invoice",
+        Invoice,
+        rules=["Amounts are in CENTS.", "Amounts are in\nCENTS.", " "],
+        directives=["Be brief.", "<llm_directives>"],
+        suggestions=[suggest("billing.list", "See all")],
+        **options,
+    )
+    view.ui(lambda inv: [ui.summary(f"Invoice {inv['id']}"), None, ui.image(b"png")])
+    view.rules(lambda inv: ["Amounts are in CENTS.", f"Note: {inv['note']}"])
+    view.directives(lambda inv: "Be brief.")
+    view.suggest(lambda inv: [suggest("billing.list", "See all"), suggest("billing.pay", "Pay")])
+    return view
+
+
+def same(planned: ToolResponse, built: ToolResponse) -> None:
+    """Checks two responses carry the same wire form and the same view."""
+    assert planned.to_mcp() == built.to_mcp()
+    assert planned.annotations == built.annotations
+    assert require_view(planned) == require_view(built)
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_a_plan_sends_the_builder_paths_blocks_and_view(style: Style) -> None:
+    """Every part comes out as the builder path writes it, in every style."""
+    view = full_view()
+    same(view.planned(view.compile(style), ROW, None, None), view.present(ROW, style=style))
+
+
+def test_a_plan_honours_the_presenters_own_style_and_select() -> None:
+    """The Presenter's own choices win over the app's, and ``_select`` keeps its keys."""
+    view = full_view(data_format="json", ui_audience="all")
+    plan = view.compile(MODEL_DEFAULT)
+    same(
+        view.planned(plan, ROW, None, ["amount_cents"]),
+        view.present(ROW, None, ["amount_cents"], style=MODEL_DEFAULT),
+    )
+
+
+def test_a_plan_without_parts_sends_the_data_block_alone() -> None:
+    """A Presenter with nothing fixed and no callback sends one data block."""
+    view = Presenter("Invoice", Invoice)
+    planned = view.planned(view.compile(MODEL_DEFAULT), ROW, None, None)
+    same(planned, view.present(ROW, style=MODEL_DEFAULT))
+    assert len(planned.blocks) == 1
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: None, lambda: [ROW, ROW], lambda: iter([ROW])], ids=["none", "list", "iter"]
+)
+def test_a_plan_hands_lists_and_none_to_present(make: Any) -> None:
+    """``None``, a list and an iterator are presented as ``present`` presents them."""
+    view = full_view()
+    style = Style("json", "|", "all")
+    same(view.planned(view.compile(style), make(), None, None), view.present(make(), style=style))
+
+
+def test_a_plan_hands_redacting_presenters_to_present() -> None:
+    """A redacting Presenter's response is censored on the plan's path too."""
+    view = full_view(redact=["note"])
+    planned = view.planned(view.compile(MODEL_DEFAULT), ROW, None, None)
+    same(planned, view.present(ROW, style=MODEL_DEFAULT))
+    assert "more" not in planned.text
+
+
+def test_a_callback_returning_a_wrong_value_fails_as_on_the_builder_path() -> None:
+    """A rule callback returning a number is a Presenter failure naming the Presenter."""
+    view = Presenter("Invoice", Invoice)
+    view.rules(lambda inv: 42)
+    with pytest.raises(PresenterError, match="Invoice"):
+        view.planned(view.compile(MODEL_DEFAULT), ROW, None, None)
+
+
+def test_a_callback_registered_after_the_plan_is_run() -> None:
+    """Callbacks are read when a call runs, so one added after compiling still sends."""
+    view = Presenter("Invoice", Invoice, rules=["Fixed."])
+    plan = view.compile(MODEL_DEFAULT)
+    view.rules(lambda inv: "Late.")
+    assert require_view(view.planned(plan, ROW, None, None)).system_rules == ("Fixed.", "Late.")

@@ -1,0 +1,106 @@
+"""Unit tests for _tools.threads: sync handlers on the light worker pool."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from typing import Any
+
+import anyio
+import pytest
+
+from mcpfusion import Fusion
+from mcpfusion._tools.threads import ThreadExit, _Pool, run_in_thread
+
+pytestmark = pytest.mark.anyio
+
+COLOUR: contextvars.ContextVar[str] = contextvars.ContextVar("colour", default="none")
+
+
+async def test_work_sees_the_callers_context_variables() -> None:
+    """A sync handler reads the context variables its caller set."""
+    COLOUR.set("blue")
+    assert await run_in_thread(COLOUR.get, lambda: None) == "blue"
+
+
+async def test_sequential_calls_reuse_one_worker_thread() -> None:
+    """Calls one after another run on the same idle thread, not on a new one each."""
+    names = {await run_in_thread(lambda: threading.current_thread().name, lambda: None)}
+    for _ in range(20):
+        names.add(await run_in_thread(lambda: threading.current_thread().name, lambda: None))
+    assert len(names) == 1 and str(names.pop()).startswith("mcpfusion-handler")
+
+
+async def test_an_exception_reaches_the_caller_and_a_base_exception_is_carried() -> None:
+    """An ``Exception`` propagates as it is; ``SystemExit`` arrives as ``ThreadExit``."""
+
+    def fail() -> None:
+        raise ValueError("bad row")
+
+    def leave() -> None:
+        raise SystemExit(3)
+
+    with pytest.raises(ValueError, match="bad row"):
+        await run_in_thread(fail, lambda: None)
+    with pytest.raises(ThreadExit, match="SystemExit"):
+        await run_in_thread(leave, lambda: None)
+
+
+async def test_a_cancelled_caller_stops_waiting_and_the_work_finishes_alone() -> None:
+    """A cancelled caller returns at once and ``on_cancel`` runs; the work finishes alone."""
+    started, release, finished = threading.Event(), threading.Event(), threading.Event()
+    told: list[bool] = []
+
+    def work() -> str:
+        started.set()
+        release.wait(10)
+        finished.set()
+        return "late"
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+
+            async def call() -> None:
+                await run_in_thread(work, lambda: told.append(True))
+
+            group.start_soon(call)
+            while not started.is_set():
+                await anyio.sleep(0.01)
+            group.cancel_scope.cancel()
+        assert told == [True] and not finished.is_set()
+        release.set()
+        while not finished.is_set():
+            await anyio.sleep(0.01)
+
+
+async def test_an_idle_thread_ends() -> None:
+    """A worker thread without work ends after its idle time."""
+    pool = _Pool(idle_seconds=0.01)
+    loop = asyncio.get_running_loop()
+    thread: Any = await pool.run(loop, threading.current_thread)
+    with anyio.fail_after(10):
+        while thread.is_alive():
+            await anyio.sleep(0.01)
+
+
+def test_a_sync_handler_answers_through_the_app() -> None:
+    """A sync action's value comes back through ``call_tool`` as its response."""
+    app = Fusion("threads")
+    app.tool("t").action("ping")(lambda: "pong")
+
+    async def call() -> Any:
+        return await app.call_tool("t", {"action": "ping"})
+
+    assert anyio.run(call).blocks == ("pong",)
+
+
+async def test_a_pool_that_forgot_its_threads_starts_a_new_one() -> None:
+    """After a fork (``_forget_threads``) the next job gets a new thread, not an old one."""
+    pool = _Pool(idle_seconds=0.05)
+    loop = asyncio.get_running_loop()
+    with anyio.fail_after(10):
+        first = await pool.run(loop, threading.current_thread)
+        pool._forget_threads()
+        second = await pool.run(loop, threading.current_thread)
+    assert first is not second
