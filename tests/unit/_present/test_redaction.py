@@ -12,9 +12,9 @@ from mcpfusion._present.redaction import (
     Redaction,
     Scrubber,
     Traces,
+    _columns,
     _rebuilt,
     _scrubbed,
-    _strings,
     parse_path,
 )
 from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
@@ -194,16 +194,50 @@ def test_paths_through_built_containers_write_in_place() -> None:
     assert not _rebuilt(None, parse_path("P", "owner.secret"))
 
 
-def test_strings_reads_every_depth_and_skips_short_columns() -> None:
-    """Strings of rows, nested dicts and lists are found once each; short ones are not."""
+def test_columns_read_every_depth_with_rows_and_paths_and_skip_short_columns() -> None:
+    """Strings of rows, nested dicts and lists come with their row and key path; short ones not."""
     data = [
         {"id": "a1", "note": "call 5551234", "who": {"mail": "x@y.example"}, "tags": ["long tag"]},
         {"id": "a2", "note": "call 5551234", "who": None, "tags": [], "n": 12345},
     ]
-    assert _strings(data, 5) == {"call 5551234", "x@y.example", "long tag"}
-    assert _strings(data, 2) == {"a1", "a2", "call 5551234", "x@y.example", "long tag"}
-    assert _strings("a lone string", 4) == {"a lone string"}
-    assert _strings([1, None, 2.5], 4) == set()
+    columns = {
+        (tuple(rows), tuple(column), path)
+        for rows, column, path, joined in _columns(data, 5)
+        if joined == "\0".join(column)
+    }
+    assert columns == {
+        ((0, 1), ("call 5551234", "call 5551234"), ("note",)),
+        ((0,), ("x@y.example",), None),  # below a mixed column: the row is walked whole
+        ((0,), ("long tag",), None),
+    }
+    assert {s for _, column, _, _ in _columns(data, 2) for s in column} == {
+        "a1",
+        "a2",
+        "call 5551234",
+        "x@y.example",
+        "long tag",
+    }
+    assert _columns("a lone string", 4) == [(range(1), ["a lone string"], (), "a lone string")]
+    assert _columns([1, None, 2.5], 4) == []
+
+
+def test_data_rewrites_only_rows_holding_a_trace() -> None:
+    """Only rows holding a trace are copied, along the way to it; the caller's rows stay."""
+    rows: list[Any] = [
+        {"note": "call 5551234 now", "who": {"tag": "x", "memo": "ring 5551234"}, "n": 1},
+        {"note": "nothing to see", "who": {"tag": "y", "memo": "quiet here"}, "n": 2},
+        {"note": None, "who": [{"memo": "list 5551234"}], "n": 3},
+    ]
+    traces = Traces()
+    traces.add(["5551234"], "[R]")
+    data = Scrubber(traces).view(ResponseView(rows)).data
+    assert data == [
+        {"note": "call [R] now", "who": {"tag": "x", "memo": "ring [R]"}, "n": 1},
+        rows[1],
+        {"note": None, "who": [{"memo": "list [R]"}], "n": 3},
+    ]
+    assert data[1] is rows[1] and data[0]["who"] is not rows[0]["who"]
+    assert rows[0]["note"] == "call 5551234 now" and rows[2]["who"][0]["memo"] == "list 5551234"
 
 
 def test_scrubbed_copies_only_what_changes() -> None:
