@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from mcpfusion import DefinitionError, Presenter, require_view, ui
@@ -249,3 +252,33 @@ def test_scrubbed_copies_only_what_changes() -> None:
     assert scrubbed["kept"] is kept
     assert data["note"] == "phone 5551234" and data["list"][0] == "5551234"
     assert _scrubbed(kept, str.upper) is not kept
+
+
+@given(
+    st.lists(st.text(alphabet='ab"\\', min_size=4, max_size=7), min_size=1, max_size=6),
+    st.text(alphabet='ab"\\', max_size=40),
+)
+def test_replacing_from_hits_is_the_longest_first_alternation(values: list[str], text: str) -> None:
+    """Hits are replaced as a regex of the traces longest first would: leftmost, longest."""
+    traces = Traces()
+    traces.add(values, "X")
+    traces_found = Scrubber(traces).found([text])
+    pattern = "|".join(re.escape(trace) for trace, _ in traces_found)
+    expected = re.sub(pattern, "X", text) if traces_found else text
+    assert Scrubber(traces).view(texts_view(text)).system_rules == (expected,)
+
+
+def test_a_trace_never_spans_two_strings_of_the_data() -> None:
+    """Strings are searched apart: a value split over two fields or rows stays as it is."""
+    traces = Traces()
+    traces.add(["5551234", "tail\0head"], "[R]")
+    rows: list[Any] = [
+        {"a": "the tail", "b": "call 555", "c": "1234 now"},  # "tail" ends column a's row 0
+        {"a": "head on", "b": "x tail\0head y", "c": "ring 5551234"},
+    ]
+    data = Scrubber(traces).view(ResponseView(rows)).data
+    assert data == [
+        rows[0],
+        {"a": "head on", "b": "x [R] y", "c": "ring [R]"},
+    ]
+    assert data[0] is rows[0]
