@@ -86,7 +86,7 @@ def texts_view(text: str) -> ResponseView:
 
 @pytest.mark.parametrize("count", [1, 40, 5_000])
 def test_scrubber_finds_traces_alike_for_few_and_many(count: int) -> None:
-    """The per-value search and the windowed search replace the same occurrences."""
+    """One value or thousands, the traces in every text part are found and replaced alike."""
     values = [f"user{n:05d}@example.com" for n in range(count)]
     traces = Traces()
     traces.add(values, "[R]")
