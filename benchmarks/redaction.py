@@ -1,11 +1,12 @@
 """Redaction's cost (SPEC §16): the same Presenter over 10,000 rows with and without it.
 
 The Presenter is ``benchmarks.presenter``'s invoice view (8 fields, a nested customer, two
-rules, a summary and a suggestion) plus a collection UI table that echoes the first 50
-invoices' numbers and customer emails, so the search of the other blocks has real text to
-scan and real values to find. The redacting copy redacts ``number`` and
+rules, a summary and a suggestion) with a free-text ``note`` on every invoice (one in ten
+quotes the customer's email, the others a payment reference), plus a collection UI table that
+echoes the first 50 invoices' numbers and customer emails, so both searches have real text
+to scan and real values to find. The redacting copy redacts ``number`` and
 ``customer.email``: 10,000 values censored in the data, about 11,000 traces searched for in
-the other blocks, 100 of them found in the table.
+the notes (1,000 found) and in the other blocks (100 found in the table).
 
 Target (issue 11): present + build with redaction <= 1.3x the same Presenter without it.
 
@@ -29,11 +30,28 @@ MAX_RATIO = 1.3
 REDACT = ("number", "customer.email")
 
 
+class NotedInvoice(Invoice):
+    """The invoice with a free-text note a person typed."""
+
+    note: str
+
+
+def noted_rows(count: int) -> list[dict[str, Any]]:
+    """``make_rows`` with a note on each: every tenth quotes the customer's email."""
+    rows = make_rows(count)
+    for n, row in enumerate(rows):
+        if n % 10 == 0:
+            row["note"] = f"Customer asked to send the PDF to {row['customer']['email']} instead."
+        else:
+            row["note"] = f"Paid by bank transfer, reference TRX-{n * 7919 % 1_000_003:07d}."
+    return rows
+
+
 def invoice_view(redact: tuple[str, ...]) -> Presenter:
     """The benchmark's Presenter, redacting ``redact``."""
     view = Presenter(
         "Invoice",
-        Invoice,
+        NotedInvoice,
         rules=["amount_cents is in CENTS. Divide by 100.", "Dates are UTC."],
         redact=redact,
     )
@@ -61,11 +79,11 @@ def invoice_view(redact: tuple[str, ...]) -> Presenter:
 
 def measure(rounds: int) -> dict[str, Any]:
     """Times both Presenters on the same rows, interleaved."""
-    rows = make_rows(ROWS)
+    rows = noted_rows(ROWS)
     plain, redacting = invoice_view(()), invoice_view(REDACT)
     leaked = [
         value
-        for value in ("2024-000000", "billing0@example.com")
+        for value in ("2024-000000", "billing0@example.com", "billing976@example.com")
         if value in (redacting.present(rows).text)
     ]
     if leaked:

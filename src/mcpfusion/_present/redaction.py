@@ -11,22 +11,24 @@ replaced there too, whatever a callback or the data did with it.
 from __future__ import annotations
 
 import collections.abc
+import functools
 import json
 import operator
 import re
 import types
 import typing
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from itertools import chain, repeat
+from itertools import accumulate, repeat
 from typing import Any, Final
 
 import ahocorasick
 from pydantic import BaseModel
 
 from mcpfusion._errors import DefinitionError
-from mcpfusion._present.masking import seen_through
+from mcpfusion._present.masking import collector_paused, seen_through
 from mcpfusion._wire.format import fold_lines
 from mcpfusion._wire.parts import BULLET_KINDS, ResponseView, UIBlock
 
@@ -44,8 +46,6 @@ _ITEMS: Final = "[*]"
 _SEGMENT: Final = re.compile(r"(\*|[^.\[\]*]+)((?:\[\*\])*)")
 _ESCAPED: Final = re.compile(r'["\\\x00-\x1f]')
 """A character JSON writes escaped: a form holding one is also searched for escaped."""
-# Up to this many forms, searching the text for each is cheaper than indexing them.
-_FEW: Final = 32
 
 _TEXT_KINDS: Final[tuple[tuple[str, Callable[[Any], str], Callable[[Any, str], Any]], ...]] = tuple(
     (kind.field, kind.text, kind.with_text) for kind in BULLET_KINDS if kind.text is not None
@@ -305,56 +305,191 @@ def _get(nodes: list[Any], key: str) -> list[Any]:
         return [node.get(key) if isinstance(node, dict) else None for node in nodes]
 
 
-def _occurring(forms: Sequence[str]) -> Callable[[str], set[str]]:
-    """What finds the forms that occur in a text: one pass of an Aho-Corasick automaton.
-
-    The automaton is built once for every text searched, and both run in C
-    (pyahocorasick), so the cost follows the texts' length plus the number of forms,
-    never their product.
-    """
-    automaton = ahocorasick.Automaton()
-    deque(map(automaton.add_word, forms, forms), maxlen=0)  # each form is its own value
-    automaton.make_automaton()
-
-    def hits(text: str) -> set[str]:
-        return {form for _, form in automaton.iter(text)}
-
-    return hits
-
-
-_HOLDERS: Final = frozenset({str, dict, list, tuple})
+_HOLDERS: Final = (str, list, tuple, Mapping)
 """The types of values that hold text, or values that may."""
 
 
-def _strings(data: Any, shortest: int) -> set[str]:
-    """The distinct strings in ``data`` that may hold a form ``shortest`` long, at any depth.
+Path = tuple[str, ...] | None
+"""The keys from a row to a column's strings; ``None`` below a list or a mixed column."""
+
+Column = tuple[Sequence[int], list[str], Path, str]
+"""Strings of the data: the index of the row (top-level item) each is in, their path, and
+all of them joined by NUL characters, as searched."""
+
+
+def _columns(data: Any, shortest: int) -> list[Column]:
+    """The data's strings that may hold a form ``shortest`` long, at any depth.
 
     Read a column at a time (one key of every row, in C: ``map``, ``set``), so a column
     of ids, statuses or names costs a few C loops, not a Python step per value, and a
-    column whose values are all shorter than ``shortest`` is left at once.
+    column whose values are all shorter than ``shortest`` is left at once. Each string
+    comes with its row, so only the rows holding a trace are rewritten (``_scrubbed_data``).
     """
-    found: set[str] = set()
-    columns: list[list[Any]] = [data if isinstance(data, list) else [data]]
+    found: list[Column] = []
+    top = data if isinstance(data, list) else [data]
+    columns: list[tuple[Sequence[int], list[Any], Path, str | set[type]]] = [
+        (range(len(top)), top, (), _kind(top))
+    ]
     while columns:
-        column = columns.pop()
-        kinds = set(map(type, column))
-        if kinds.isdisjoint(_HOLDERS) and not any(issubclass(k, Mapping) for k in kinds):
-            continue  # numbers, dates, None: no text to search
-        if kinds == {str}:
-            if max(map(len, column)) >= shortest:  # else no value can hold a form
-                found.update(column)
-        elif kinds == {dict}:
-            for key in set().union(*map(dict.keys, column)):
-                columns.append(list(map(dict.get, column, repeat(key))))
-        elif column:  # mixed: each kind on its own
-            found.update(v for v in column if type(v) is str and len(v) >= shortest)
-            rows = [v for v in column if type(v) is dict or isinstance(v, Mapping)]
-            if rows:
-                columns.append([value for row in rows for value in row.values()])
-            nested = [v for v in column if isinstance(v, list | tuple)]
-            if nested:
-                columns.append(list(chain.from_iterable(nested)))
+        rows, column, path, kind = columns.pop()
+        if isinstance(kind, str):
+            if max(map(len, column), default=0) >= shortest:  # else no value can hold a form
+                found.append((rows, column, path, kind))
+        elif kind == {dict}:
+            columns.extend(
+                (rows, values, None if path is None else (*path, key), below)
+                for key, values, below in _by_key(column)
+            )
+        elif any(issubclass(k, _HOLDERS) for k in kind):  # mixed: each kind on its own
+            pairs = list(zip(rows, column, strict=True))
+            long = [(r, v) for r, v in pairs if isinstance(v, str) and len(v) >= shortest]
+            if long:
+                strings = [v for _, v in long]
+                found.append(([r for r, _ in long], strings, path, "\0".join(strings)))
+            for inner in (
+                [(r, v.values()) for r, v in pairs if isinstance(v, Mapping)],
+                [(r, v) for r, v in pairs if isinstance(v, list | tuple)],
+            ):
+                if inner:
+                    rows_below = [r for r, items in inner for _ in items]
+                    values = [i for _, items in inner for i in items]
+                    columns.append((rows_below, values, None, _kind(values)))
     return found
+
+
+class _Absent:
+    """What a row lacking a key gives while the keys of the first row are tried."""
+
+
+_ABSENT: Final = _Absent()
+
+
+def _kind(column: list[Any]) -> str | set[type]:
+    """A column of strings joined by NUL characters (as searched), else its values' types."""
+    try:  # in C; a column of numbers or dates fails at its first value
+        return "\0".join(column)
+    except TypeError:
+        return set(map(type, column))
+
+
+def _by_key(column: list[dict[Any, Any]]) -> list[tuple[Any, list[Any], str | set[type]]]:
+    """Each key of the dicts ``column``, with every dict's value (``None`` if it has none).
+
+    Rows mostly share their keys (masking made them): the first row's keys are tried,
+    which costs a C loop a key, and the union of all the keys is taken only when a row
+    turns out to lack one of them.
+    """
+    first = column[0]
+    if set(map(len, column)) == {len(first)}:
+        tried = []
+        for key in first:
+            values = list(map(dict.get, column, repeat(key), repeat(_ABSENT)))
+            kind = _kind(values)
+            if not isinstance(kind, str) and _Absent in kind:
+                break  # a row lacks it, and has as many keys: some key is not the first's
+            tried.append((key, values, kind))
+        else:
+            return tried
+    keys = set().union(*map(dict.keys, column))
+    return [(key, values, _kind(values)) for key in keys for values in [_get(column, key)]]
+
+
+Hit = tuple[int, tuple[str, str]]
+"""An automaton's hit: where it ends in the text searched, and (the trace, its text)."""
+
+
+def _automaton(forms: Mapping[str, str]) -> Any:
+    """An Aho-Corasick automaton (pyahocorasick, in C) finding each form, ``(form, text)``.
+
+    Built once per response for every text searched, so a search costs the text's length
+    plus the number of forms, never their product. A form holding a character JSON
+    escapes is also found escaped (JSON data, ``ui.json``, ECharts options).
+    """
+    # in C: the common case, every form long enough
+    fit = min(map(len, forms), default=0) >= MIN_TRACE
+    words = forms if fit else {form: text for form, text in forms.items() if len(form) >= MIN_TRACE}
+    if not words:
+        return None  # an automaton needs a word: nothing to search for
+    automaton = ahocorasick.Automaton()
+    deque(map(automaton.add_word, words, words.items()), maxlen=0)
+    if _ESCAPED.search("".join(words)):  # in C: the common case, no form to escape
+        for form in filter(_ESCAPED.search, words):
+            escaped = json.dumps(form, ensure_ascii=False)[1:-1]
+            automaton.add_word(escaped, (escaped, words[form]))
+    automaton.make_automaton()
+    return automaton
+
+
+def _rewrite(text: str, hits: Iterable[Hit], offset: int = 0) -> str:
+    """``text`` with its hits replaced, as one pass of the traces longest first would:
+    the leftmost hit, the longest of those starting there, then on after its end.
+
+    ``offset`` is where ``text`` starts in the text searched; a hit starting before it
+    (a trace holding the separator, across two strings) is no hit of ``text``.
+    """
+    spans = sorted((end - offset - len(trace) + 1, -len(trace), new) for end, (trace, new) in hits)
+    parts: list[str] = []
+    at = 0
+    for start, minus_length, new in spans:
+        if start >= at:
+            parts += (text[at:start], new)
+            at = start - minus_length
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def _scrubbed_data(data: Any, shortest: int, automaton: Any) -> Any:
+    """``data`` with every trace in its strings replaced (a phone typed into a note).
+
+    Each string column is joined and searched in one automaton pass; a hit's position
+    tells which string holds it. Only the rows holding a trace are rewritten, and in
+    them only the containers on the way to such a string are copied (``_rewritten``).
+    """
+    replaced: dict[str, str] = {}
+    dirty: dict[int, list[Path]] = {}
+    for rows, column, path, joined in _columns(data, shortest):
+        hits: list[Hit] = list(automaton.iter(joined))
+        if not hits:
+            continue
+        # ends[i]: where string i's separator ends: a hit is in the first string ending past it.
+        ends = list(accumulate(map((1).__add__, map(len, column))))
+        held: dict[int, list[Hit]] = {}
+        for hit in hits:
+            held.setdefault(bisect_right(ends, hit[0]), []).append(hit)
+        for index, found in held.items():
+            value = column[index]
+            new = _rewrite(value, found, ends[index] - len(value) - 1)
+            if new != value:
+                replaced[value] = new
+                dirty.setdefault(rows[index], []).append(path)
+    if not dirty:
+        return data
+    text = functools.partial(_get_or_same, replaced)
+    if not isinstance(data, list):
+        return _rewritten(data, dirty[0], text)
+    rewritten = data.copy()
+    for row, paths in dirty.items():
+        rewritten[row] = _rewritten(data[row], paths, text)
+    return rewritten
+
+
+def _get_or_same(table: dict[str, str], text: str) -> str:
+    return table.get(text, text)
+
+
+def _rewritten(node: Any, paths: list[Path], text: Callable[[str], str]) -> Any:
+    """``node`` with ``text`` applied at the end of each path, copying what it passes;
+    the whole of it (``_scrubbed``) where a path is unknown or ends here."""
+    if None in paths or () in paths:
+        return _scrubbed(node, text)
+    tails: dict[str, list[Path]] = {}
+    for path in paths:
+        if path:  # always: None and () were handled above
+            tails.setdefault(path[0], []).append(path[1:])
+    copy = node.copy()  # a path's keys only ever pass through dicts
+    for key, below in tails.items():
+        copy[key] = _rewritten(node[key], below, text)
+    return copy
 
 
 def _scrubbed(node: Any, text: Callable[[str], str]) -> Any:
@@ -443,70 +578,57 @@ def _text(value: Any) -> str:
 class Scrubber:
     """Replaces the traces of redacted values in the parts of a response, longest first.
 
-    With many values (one per row in view), the text is searched for all of them at once
-    (``_occurring``), so the cost follows the text's length plus the number of values, not
-    their product; with a few, each is searched for. The search is made once per response
-    and used for every text.
+    All the values (one per row in view) are searched for at once by one automaton
+    (``_automaton``), made on first use and used for every text of the response, so the
+    cost follows the texts' length plus the number of values, not their product.
     """
 
-    __slots__ = ("_forms", "_hits", "_traces")
+    __slots__ = ("_automaton", "_forms", "_traces")
 
     def __init__(self, traces: Traces) -> None:
         self._traces = traces
         self._forms: dict[str, str] | None = None
-        self._hits: Callable[[str], set[str]] | None = None
+        self._automaton: Any = None
 
-    def _search(self) -> tuple[dict[str, str], Callable[[str], set[str]]]:
-        """The forms and what finds them in a text, made on first use."""
-        if self._forms is None or self._hits is None:
-            forms = self._forms = self._traces.forms()
-            searched = [form for form in forms if len(form) >= MIN_TRACE]
-            if len(searched) <= _FEW:
-                self._hits = lambda text: {form for form in searched if form in text}
-            else:
-                self._hits = _occurring(searched)
-        return self._forms, self._hits
+    def _search(self) -> tuple[dict[str, str], Any]:
+        """The forms and the automaton finding them, made on first use."""
+        if self._forms is None:
+            self._forms = self._traces.forms()
+            self._automaton = _automaton(self._forms)
+        return self._forms, self._automaton
 
     def _shortest(self) -> int:
         """The length of the shortest form searched for: shorter strings cannot hold one."""
         forms, _ = self._search()
         return max(MIN_TRACE, min(map(len, forms), default=MIN_TRACE))
 
+    def _text(self, text: str) -> str:
+        """``text`` with every trace replaced; ``text`` itself where none occurs."""
+        _, automaton = self._search()
+        if automaton is None or len(text) < MIN_TRACE:
+            return text
+        hits = list(automaton.iter(text))
+        return _rewrite(text, hits) if hits else text
+
     def found(self, texts: Iterable[str]) -> list[tuple[str, str]]:
         """The traces that occur in ``texts`` with their replacements, longest first."""
         joined = "\0".join(texts)
-        if len(joined) < MIN_TRACE:
+        _, automaton = self._search()
+        if automaton is None or len(joined) < MIN_TRACE:
             return []
-        forms, hits_in = self._search()
-        found = {hit: forms[hit] for hit in hits_in(joined)}
-        if "\\" in joined:  # JSON (the data, ui.json, echarts) escapes " and \
-            for form in filter(_ESCAPED.search, forms):
-                escaped = json.dumps(form, ensure_ascii=False)[1:-1]
-                if len(form) >= MIN_TRACE and escaped in joined:
-                    found[escaped] = forms[form]
+        found = dict(hit for _, hit in automaton.iter(joined))
         return sorted(found.items(), key=lambda item: -len(item[0]))
 
     def view(self, view: ResponseView) -> ResponseView:
         """The view with every trace replaced: in the data's other strings (its redacted
         values are censored already: a phone typed into a note) and in every other part."""
-        in_data = self.found(_strings(view.data, self._shortest()))
-        blocks = (*view.ui_blocks, *view.embeds)
-        found = self.found(
-            [
-                *(b.content for b in blocks),
-                *(b.title for b in blocks),
-                *(b.type for b in blocks),
-                *(
-                    text_of(entry)
-                    for field, text_of, _ in _TEXT_KINDS
-                    for entry in getattr(view, field)
-                ),
-            ]
-        )
-        data = _scrubbed(view.data, _replacer(in_data)) if in_data else view.data
-        if not found:
-            return replace(view, data=data) if in_data else view
-        text = _replacer(found)
+        _, automaton = self._search()
+        if automaton is None:  # no value long enough to search for
+            return view
+        rows = len(view.data) if isinstance(view.data, list) else 0
+        with collector_paused(rows):  # its copies would trigger collections of every row
+            data = _scrubbed_data(view.data, self._shortest(), automaton)
+        text = self._text
 
         def block(ui: UIBlock) -> UIBlock:
             # A type stays one line, whatever a censor function returns.
@@ -515,25 +637,17 @@ class Scrubber:
                 return ui
             return replace(ui, content=content, title=title, type=kind)
 
-        bullets: dict[str, Any] = {
-            field: tuple(rewrite(entry, text(text_of(entry))) for entry in getattr(view, field))
-            for field, text_of, rewrite in _TEXT_KINDS
-        }
-        return replace(
-            view,
-            data=data,
-            ui_blocks=tuple(map(block, view.ui_blocks)),
-            embeds=tuple(map(block, view.embeds)),
-            **bullets,
-        )
-
-
-def _replacer(found: Sequence[tuple[str, str]]) -> Callable[[str], str]:
-    """Replaces every trace of ``found`` (longest first) in a text, in one pass."""
-    pattern = re.compile("|".join(re.escape(trace) for trace, _ in found))
-    table = dict(found)
-
-    def text(value: str) -> str:
-        return pattern.sub(lambda match: table[match.group()], value)
-
-    return text
+        bullets: dict[str, Any] = {}
+        for field, text_of, rewrite in _TEXT_KINDS:
+            entries, written = getattr(view, field), []
+            for entry in entries:
+                old = text_of(entry)
+                new = text(old)
+                written.append(entry if new is old else rewrite(entry, new))
+            if any(new is not old for new, old in zip(written, entries, strict=True)):
+                bullets[field] = tuple(written)
+        ui_blocks, embeds = tuple(map(block, view.ui_blocks)), tuple(map(block, view.embeds))
+        same = data is view.data and not bullets
+        if same and ui_blocks == view.ui_blocks and embeds == view.embeds:
+            return view
+        return replace(view, data=data, ui_blocks=ui_blocks, embeds=embeds, **bullets)

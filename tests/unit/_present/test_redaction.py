@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from mcpfusion import DefinitionError, Presenter, require_view, ui
@@ -12,9 +15,9 @@ from mcpfusion._present.redaction import (
     Redaction,
     Scrubber,
     Traces,
+    _columns,
     _rebuilt,
     _scrubbed,
-    _strings,
     parse_path,
 )
 from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
@@ -83,7 +86,7 @@ def texts_view(text: str) -> ResponseView:
 
 @pytest.mark.parametrize("count", [1, 40, 5_000])
 def test_scrubber_finds_traces_alike_for_few_and_many(count: int) -> None:
-    """The per-value search and the windowed search replace the same occurrences."""
+    """One value or thousands, the traces in every text part are found and replaced alike."""
     values = [f"user{n:05d}@example.com" for n in range(count)]
     traces = Traces()
     traces.add(values, "[R]")
@@ -194,16 +197,50 @@ def test_paths_through_built_containers_write_in_place() -> None:
     assert not _rebuilt(None, parse_path("P", "owner.secret"))
 
 
-def test_strings_reads_every_depth_and_skips_short_columns() -> None:
-    """Strings of rows, nested dicts and lists are found once each; short ones are not."""
+def test_columns_read_every_depth_with_rows_and_paths_and_skip_short_columns() -> None:
+    """Strings of rows, nested dicts and lists come with their row and key path; short ones not."""
     data = [
         {"id": "a1", "note": "call 5551234", "who": {"mail": "x@y.example"}, "tags": ["long tag"]},
         {"id": "a2", "note": "call 5551234", "who": None, "tags": [], "n": 12345},
     ]
-    assert _strings(data, 5) == {"call 5551234", "x@y.example", "long tag"}
-    assert _strings(data, 2) == {"a1", "a2", "call 5551234", "x@y.example", "long tag"}
-    assert _strings("a lone string", 4) == {"a lone string"}
-    assert _strings([1, None, 2.5], 4) == set()
+    columns = {
+        (tuple(rows), tuple(column), path)
+        for rows, column, path, joined in _columns(data, 5)
+        if joined == "\0".join(column)
+    }
+    assert columns == {
+        ((0, 1), ("call 5551234", "call 5551234"), ("note",)),
+        ((0,), ("x@y.example",), None),  # below a mixed column: the row is walked whole
+        ((0,), ("long tag",), None),
+    }
+    assert {s for _, column, _, _ in _columns(data, 2) for s in column} == {
+        "a1",
+        "a2",
+        "call 5551234",
+        "x@y.example",
+        "long tag",
+    }
+    assert _columns("a lone string", 4) == [(range(1), ["a lone string"], (), "a lone string")]
+    assert _columns([1, None, 2.5], 4) == []
+
+
+def test_data_rewrites_only_rows_holding_a_trace() -> None:
+    """Only rows holding a trace are copied, along the way to it; the caller's rows stay."""
+    rows: list[Any] = [
+        {"note": "call 5551234 now", "who": {"tag": "x", "memo": "ring 5551234"}, "n": 1},
+        {"note": "nothing to see", "who": {"tag": "y", "memo": "quiet here"}, "n": 2},
+        {"note": None, "who": [{"memo": "list 5551234"}], "n": 3},
+    ]
+    traces = Traces()
+    traces.add(["5551234"], "[R]")
+    data = Scrubber(traces).view(ResponseView(rows)).data
+    assert data == [
+        {"note": "call [R] now", "who": {"tag": "x", "memo": "ring [R]"}, "n": 1},
+        rows[1],
+        {"note": None, "who": [{"memo": "list [R]"}], "n": 3},
+    ]
+    assert data[1] is rows[1] and data[0]["who"] is not rows[0]["who"]
+    assert rows[0]["note"] == "call 5551234 now" and rows[2]["who"][0]["memo"] == "list 5551234"
 
 
 def test_scrubbed_copies_only_what_changes() -> None:
@@ -215,3 +252,33 @@ def test_scrubbed_copies_only_what_changes() -> None:
     assert scrubbed["kept"] is kept
     assert data["note"] == "phone 5551234" and data["list"][0] == "5551234"
     assert _scrubbed(kept, str.upper) is not kept
+
+
+@given(
+    st.lists(st.text(alphabet='ab"\\', min_size=4, max_size=7), min_size=1, max_size=6),
+    st.text(alphabet='ab"\\', max_size=40),
+)
+def test_replacing_from_hits_is_the_longest_first_alternation(values: list[str], text: str) -> None:
+    """Hits are replaced as a regex of the traces longest first would: leftmost, longest."""
+    traces = Traces()
+    traces.add(values, "X")
+    traces_found = Scrubber(traces).found([text])
+    pattern = "|".join(re.escape(trace) for trace, _ in traces_found)
+    expected = re.sub(pattern, "X", text) if traces_found else text
+    assert Scrubber(traces).view(texts_view(text)).system_rules == (expected,)
+
+
+def test_a_trace_never_spans_two_strings_of_the_data() -> None:
+    """Strings are searched apart: a value split over two fields or rows stays as it is."""
+    traces = Traces()
+    traces.add(["5551234", "tail\0head"], "[R]")
+    rows: list[Any] = [
+        {"a": "the tail", "b": "call 555", "c": "1234 now"},  # "tail" ends column a's row 0
+        {"a": "head on", "b": "x tail\0head y", "c": "ring 5551234"},
+    ]
+    data = Scrubber(traces).view(ResponseView(rows)).data
+    assert data == [
+        rows[0],
+        {"a": "head on", "b": "x [R] y", "c": "ring [R]"},
+    ]
+    assert data[0] is rows[0]
