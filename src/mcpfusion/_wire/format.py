@@ -246,7 +246,7 @@ _OPEN_JSON: Final = re.compile(
     r"<(?=[/A-Za-z])"
     # The first letter is ASCII (above), so the class settles most "<" before the
     # case-insensitive names are tried.
-    r"(?:(?=[sStTxXiInNpP](?i:script|style|textarea|title|xmp|iframe|noembed|noframes"
+    r"(?:(?=(?=[sStTxXiInNpP])(?i:script|style|textarea|title|xmp|iframe|noembed|noframes"
     r"|noscript|plaintext)(?:[\s/>]|$))|(?![/A-Za-z][^\"<>=\\]*>))"
 )
 # Either of the two JSON rules (_ANY_JSON, _OPEN_JSON) at one "<", found in one scan: a

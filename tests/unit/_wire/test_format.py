@@ -253,6 +253,14 @@ def test_the_one_scan_prefilter_finds_every_rule(texts: list[str]) -> None:
     assert (wire._SUSPECT_JSON.search(text) is None) == (either is None)
 
 
+@pytest.mark.parametrize("opening", ["<script>", "<STYLE>", "<textarea ", "<Title/", "<xmp>"])
+def test_a_raw_text_element_in_a_json_value_is_escaped(opening: str) -> None:
+    """A raw-text element's opening tag (its text hides what follows from HTML readers) is
+    written \\u003c in a JSON value, whatever its case, even when it ends at once."""
+    text = json.dumps({"note": f"{opening}x"})
+    assert wire.neutralize_json(text) == text.replace("<", "\\u003c", 1)
+
+
 def test_rows_of_harmless_markup_are_returned_as_they_are() -> None:
     """A JSON text whose every '<' opens a tag that ends at once is the same object back."""
     text = json.dumps([{"note": f"row {n} <b>bold</b>"} for n in range(50)], indent=2)
