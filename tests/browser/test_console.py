@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,23 @@ def expected_blocks(response: ToolResponse, counter: TokenCounter) -> list[list[
     ]
 
 
+_CURSOR = re.compile(r'_cursor "([^"]+)"')
+
+
+def with_cursors_of(
+    shown: list[list[Any]], expected: list[list[Any]], counter: TokenCounter
+) -> list[list[Any]]:
+    """``expected`` with the page cursors ``shown`` carries, its counts made again: a
+    cursor is sealed afresh on every call, so two calls never send the same one."""
+    fresh = iter(_CURSOR.findall("".join(str(block[3]) for block in shown)))
+    made = []
+    for kind, label, _, text in expected:
+        text = _CURSOR.sub(lambda found: f'_cursor "{next(fresh, found[1])}"', text)
+        tokens = counter.count(text)
+        made.append([kind, f"{label.rsplit(' · ', 1)[0]} · {tokens} tokens", tokens, text])
+    return made
+
+
 def in_renderer(browser: Browser, renders: int) -> None:
     """Switches into the renderer's frame once it has drawn ``renders`` results."""
     browser.frame(None)
@@ -115,7 +133,8 @@ def test_invoice_list_shows_table_chart_and_the_cli_token_counts(
             [t["name"], counter.count(definition_json(t))] for t in billing.list_tools()
         ]
         call(browser, "billing", "list_invoices", 1)
-        assert shown_blocks(browser) == expected_blocks(expected, counter)
+        shown = shown_blocks(browser)
+        assert shown == with_cursors_of(shown, expected_blocks(expected, counter), counter)
         in_renderer(browser, 1)
         assert browser.execute(ROW_IDS) == ids
         assert browser.execute(INKED, ".mf-chart") > 500
