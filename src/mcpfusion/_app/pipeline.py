@@ -31,7 +31,6 @@ from mcpfusion._present.failures import (
 from mcpfusion._present.paging import Pager
 from mcpfusion._present.response import ToolResponse, view_of
 from mcpfusion._present.statesync import with_invalidation
-from mcpfusion._present.style import CALLING_STYLE
 from mcpfusion._surface.surface import Outcome
 from mcpfusion._tools.action import Action
 from mcpfusion._tools.catalog import Catalog, Route
@@ -164,7 +163,6 @@ class Pipeline:
         factory = context or self._factory
         meta = meta or NO_META
         app = self._app
-        app._bind_caller_store()
         if (
             app.workflow is None
             and app.exposure is None
@@ -189,6 +187,7 @@ class Pipeline:
         one step before the handler and one transition after a success, and the calls of
         an action limited to ``concurrency=`` (destructive ones one at a time per caller)."""
         app = self._app
+        app._bind_caller_store()  # the workflow and exposure keep their state there
         flow = app.workflow
         if flow is not None:
             refused = await flow.refuse(action.tool, action.name, identity, meta)
@@ -328,12 +327,17 @@ class Pipeline:
                 return _given(rejection)
             request = None
             if _reads_request(action, factory):
+                # Only a context reads the caller store (``ctx.caller_state``): a call
+                # without one binds nothing (0.2 µs of ``benchmarks/call.py``'s trivial).
+                self._app._bind_caller_store()
                 request = Request(
-                    name, step, meta, progress, identity, state, client=client, page=page
-                )
+                    name, step, meta, progress, identity, state,
+                    client=client, page=page, style=action.style,
+                )  # fmt: skip
             return self.answer(
                 action, kwargs, select, request, factory, None, outcome, checked, page
             )
+        self._app._bind_caller_store()  # middleware may build a context from call.request
         call = Call(
             name, step, kwargs, identity, meta, state, progress, client, rejection,
             action, kwargs, select, factory, outcome, kind, page,
@@ -396,11 +400,7 @@ class Pipeline:
             if request is None and action.is_async:
                 # Nothing to inject or cancel (``Action.invoke``'s work): the handler's
                 # coroutine is awaited here, one frame less (``benchmarks/call.py``).
-                token = CALLING_STYLE.set(action.style)  # ``enter_handler``, inlined
-                try:
-                    value = await action.handler(**kwargs)
-                finally:
-                    CALLING_STYLE.reset(token)
+                value = await action.handler(**kwargs)
             elif action.timeout is None or request is None:  # no request: no timeout either
                 value = await action.invoke(kwargs, request, context)
             else:

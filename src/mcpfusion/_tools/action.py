@@ -23,7 +23,7 @@ from mcpfusion._present.plan import Plan
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.response import ToolResponse, attached, render_value, success
 from mcpfusion._present.statesync import check_freshness, check_patterns
-from mcpfusion._present.style import APP_DEFAULT, Style, enter_handler, leave_handler
+from mcpfusion._present.style import APP_DEFAULT, Style
 from mcpfusion._tools.capping import capped
 from mcpfusion._tools.client import Confirm, Feature, confirm_option, features_option
 from mcpfusion._tools.context import Context, Request
@@ -328,20 +328,16 @@ class Action:
                 state = Context(request).state  # raises when the lifespan is not running
                 for name in self.state_params:
                     kwargs[name] = state
-        token = enter_handler(self.style)  # what the handler presents itself honours the app
-        try:
-            if self.is_async:
-                try:
-                    return await self.handler(**kwargs)
-                except anyio.get_cancelled_exc_class():
-                    if request is not None:
-                        request.cancel()
-                    raise
-            cancel = _unread if request is None else request.cancel
-            result = await run_in_thread(functools.partial(self.handler, **kwargs), cancel)
-            return await result if inspect.isawaitable(result) else result
-        finally:
-            leave_handler(token)
+        if self.is_async:
+            try:
+                return await self.handler(**kwargs)
+            except anyio.get_cancelled_exc_class():
+                if request is not None:
+                    request.cancel()
+                raise
+        cancel = _unread if request is None else request.cancel
+        result = await run_in_thread(functools.partial(self.handler, **kwargs), cancel)
+        return await result if inspect.isawaitable(result) else result
 
     def failed(self, response: ToolResponse) -> ToolResponse:
         """The envelope a failed call sends: on a structured action, always an error."""
