@@ -399,7 +399,10 @@ class Presenter:
             return self.present(data, ctx, select, style=plan.style)
         if type(data) is not dict and isinstance(data, Iterator | ValuesView):
             return self.present(data, ctx, select, style=plan.style)
-        masked = self._masked_one(data)
+        try:  # ``_masked_one``, without its frame
+            masked = self._mask.one(data)
+        except ValidationError as exc:
+            raise self._error(exc, collection=False) from exc
         ui_blocks: list[UIBlock] = []
         attachments: list[Attachment] = []
         directives: list[str] = []

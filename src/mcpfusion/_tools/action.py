@@ -208,6 +208,8 @@ class Action:
         """The byte cap of its answers (SPEC §17); ``None``: the app's."""
         self.style = style
         """The app's style: how a Presenter or a plain value is written unless it says."""
+        # A plain value's format and delimiter, read once: two property calls less per call.
+        self._plain_style = (style.format, style.toon_delimiter)
         self.is_async = _is_async(handler)
         fields, names, injected = _signature(owner, handler, context_type, reserved, state_type)
         self.injected: tuple[tuple[str, type], ...] = tuple(
@@ -406,6 +408,8 @@ class Action:
                 return output.resend(as_response(value), select)
             return output.respond(value, select)
         if presenter is None:  # nothing to present off the loop
+            if type(value) in _PLAIN:  # ``wrap``'s first case, without its frame
+                return render_value(value, *self._plain_style)
             return wrap(value, None, context, select, self.style)
         if type(value) is dict and self.plan is not None and presenter is self.presenter:
             # One row, the common case: none of SPEC §13's other cases is a dict.

@@ -108,11 +108,9 @@ class Targets:
         """``response`` with its suggestions and available actions as listed, unknown
         dropped; ``route`` is the tool called, ``None`` for a resource or a prompt."""
         view = view_of(response)
-        if (
-            view is not None
-            and view.suggestions
-            and not self._as_written(map(_TOOL, view.suggestions), route)
-        ):
+        if view is not None and not view.suggestions:
+            return response  # the common response: nothing to check (no envelope either)
+        if view is not None and not self._as_written(map(_TOOL, view.suggestions), route):
             suggestions = [s for s in map(self._suggestion(route), view.suggestions) if s]
             if suggestions != list(view.suggestions):
                 response = _with_suggestions(response, view, suggestions)
