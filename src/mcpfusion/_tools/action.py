@@ -246,6 +246,8 @@ class Action:
         if self.declared is not None:
             _fits_declared(owner, self.declared, self.params)
             self.params_schema = self.declared.schema
+        self.takes_nothing = self.declared is None and not self.params
+        """Whether it has no parameters to validate: a call sending none skips ``parse``."""
         self.loggable = _loggable(owner, loggable, self.params)
         """The parameter names whose values an audit log may record."""
         # State sync (SPEC §15) and what the action needs of the client (_client).
@@ -308,7 +310,7 @@ class Action:
         if self.declared is not None:
             self.declared.check(arguments)
             return {p.name: arguments[p.wire] for p in self.params if p.wire in arguments}
-        if not arguments and not self.params:
+        if not arguments and self.takes_nothing:
             return {}  # nothing to validate: the common case of an action without parameters
         model = self._validate(arguments)
         if self._fields_are_names:  # the model's own dict: no attribute read per parameter
