@@ -333,7 +333,11 @@ class Pipeline:
                     rejection = self.catalog.targets.checked(rejection, checked)
                 return _given(rejection)
             request = None
-            if _reads_request(action, factory):
+            if (  # ``_reads_request``, without its frame
+                not action.without_request
+                or factory is not Context
+                or (action.presenter is not None and action.presenter.uses_context)
+            ):
                 # Only a context reads the caller store (``ctx.caller_state``): a call
                 # without one binds nothing (0.2 µs of ``benchmarks/call.py``'s trivial).
                 self._app._bind_caller_store()
