@@ -474,7 +474,15 @@ class Fusion(Listings, Surfaces):
         Cancellation (``asyncio.CancelledError``, anyio's cancel scopes) propagates.
         """
         pipeline = self._pipeline or self._built()
-        return await pipeline.call_tool(name, arguments, progress, meta, context, identity, client)
+        rest, unchecked = pipeline.call_tool(
+            name, arguments, progress, meta, context, identity, client
+        )
+        response = await rest
+        if unchecked is None:
+            return response
+        # With middleware, the chain's response (the handler's or a middleware's own) has
+        # its targets checked here, not in a coroutine of its own (0.3 µs of secured).
+        return pipeline.catalog.targets.checked(response, unchecked)
 
     def _dispatch(
         self,

@@ -133,7 +133,7 @@ class AuditRecord(logging.LogRecord):
         fields["relativeCreated"] = (now - _STARTED) / 1e6
         fields["thread"] = _thread_id()
         fields["threadName"] = _current_thread().name
-        fields["process"], fields["processName"] = _process_fields()
+        fields["process"], fields["processName"] = _process or _process_fields()
         fields["audit"] = audit
         self.__dict__ = fields
 

@@ -14,6 +14,7 @@ from mcpfusion._identity import Identity
 from mcpfusion._present.failures import from_exception
 from mcpfusion._present.paging import Pager
 from mcpfusion._present.response import ToolResponse
+from mcpfusion._present.style import APP_DEFAULT
 from mcpfusion._tools.context import (
     NO_META,
     TOOL_CALL,
@@ -164,6 +165,7 @@ class Call:
                 values,
                 client=self._client,
                 page=self._page,
+                style=APP_DEFAULT if self._definition is None else self._definition.style,
             )
             self._request = request
         elif request.identity is not self.identity or request.values != self.values:

@@ -31,7 +31,6 @@ from mcpfusion._present.failures import (
 from mcpfusion._present.paging import Pager
 from mcpfusion._present.response import ToolResponse, view_of
 from mcpfusion._present.statesync import with_invalidation
-from mcpfusion._present.style import CALLING_STYLE
 from mcpfusion._surface.surface import Outcome
 from mcpfusion._tools.action import Action
 from mcpfusion._tools.catalog import Catalog, Route
@@ -131,10 +130,11 @@ class Pipeline:
         context: ContextFactory | None,
         identity: Identity | None,
         client: ClientChannel | None,
-    ) -> Awaitable[ToolResponse]:
+    ) -> tuple[Awaitable[ToolResponse], Route | None]:
         """Step 1: routes one ``tools/call``; hands back the rest of it (``Fusion.call_tool``
         awaits it): ``admit``'s steps, within the workflow gate and concurrency limits when
-        the app or the action has them (``guarded``)."""
+        the app or the action has them (``guarded``); and the route the response's targets
+        are still to be checked against, after the middleware chain (else ``None``)."""
         catalog = self.catalog
         toggled = self._app.toggled
         route = catalog.routes.get(name)
@@ -144,12 +144,12 @@ class Pipeline:
                 tenant = tenant_of(identity)
                 routes = catalog.routes
                 visible = [n for n in visible if routes[n].tool.enabled_for(tenant)]
-            return _given(unknown_tool(name, visible))
+            return _given(unknown_tool(name, visible)), None
         tool, action = route.tool, route.action
         # type() first: Mapping is an ABC, whose isinstance costs 0.2 µs.
         if type(arguments) is not dict and not isinstance(arguments, Mapping | None):
             target = f"{tool.name}/{action.name}" if action else tool.name
-            return _given(validation_failure(target, [arguments_problem(arguments)]))
+            return _given(validation_failure(target, [arguments_problem(arguments)])), None
         args = dict(arguments) if arguments else {}
         if action is None:
             chosen = args.pop(DISCRIMINATOR, _ABSENT)
@@ -158,21 +158,25 @@ class Pipeline:
                 scopes = scopes_of(identity)
                 visible = catalog.visible_actions(route, scopes)
                 if chosen is _ABSENT:
-                    return _given(missing_discriminator(route.name, visible))
+                    return _given(missing_discriminator(route.name, visible)), None
                 elsewhere = catalog.visible_elsewhere(route, scopes)
-                return _given(unknown_action(route.name, chosen, visible, elsewhere))
+                return _given(unknown_action(route.name, chosen, visible, elsewhere)), None
         factory = context or self._factory
         meta = meta or NO_META
         app = self._app
-        app._bind_caller_store()
         if (
             app.workflow is None
             and app.exposure is None
             and action.concurrency is None
             and not (action.destructive and app._running.serialize_destructive)
-        ):  # the common call: its response's targets are checked where it is made
-            return self.admit(route, action, args, factory, identity, meta, progress, client, route)
-        return self.guarded(route, action, args, factory, identity, meta, progress, client)
+        ):  # the common call: its response's targets are checked where it is made, or
+            # with middleware after the chain, in the caller's frame: a coroutine less
+            if self._chain is None:
+                return self.admit(
+                    route, action, args, factory, identity, meta, progress, client, route
+                ), None
+            return self.admit(route, action, args, factory, identity, meta, progress, client), route
+        return self.guarded(route, action, args, factory, identity, meta, progress, client), None
 
     async def guarded(
         self,
@@ -189,6 +193,7 @@ class Pipeline:
         one step before the handler and one transition after a success, and the calls of
         an action limited to ``concurrency=`` (destructive ones one at a time per caller)."""
         app = self._app
+        app._bind_caller_store()  # the workflow and exposure keep their state there
         flow = app.workflow
         if flow is not None:
             refused = await flow.refuse(action.tool, action.name, identity, meta)
@@ -262,7 +267,8 @@ class Pipeline:
             if cursor is not None and not isinstance(cursor, str):
                 problems.append(cursor_problem(cursor))
             try:
-                kwargs = action.parse(args)
+                if args or not action.takes_nothing:  # else ``parse`` returns {}: no frame
+                    kwargs = action.parse(args)
             except ValidationError as exc:
                 accepted = [p.wire for p in action.params]
                 if action.pages:
@@ -315,36 +321,39 @@ class Pipeline:
         """Step 3, every request kind's one entry: the middleware chain, then the handler.
 
         ``outcome`` is where a resource read, prompt or completion leaves its result
-        (``None`` for ``tools/call``, whose result is the response). With ``checked``,
-        the response's targets are checked against that route, after the chain; ``page``
-        is the page a call of a paging action asks for.
+        (``None`` for ``tools/call``, whose result is the response). With ``checked``
+        (given only without middleware: ``Fusion.call_tool`` checks a chain's response),
+        the response's targets are checked against that route; ``page`` is the page a
+        call of a paging action asks for.
         """
         factory = factory or self._factory
-        state = self._lifespan.state
         if self._chain is None:
             if rejection is not None:
                 if checked is not None:
                     rejection = self.catalog.targets.checked(rejection, checked)
                 return _given(rejection)
             request = None
-            if _reads_request(action, factory):
+            if (  # ``_reads_request``, without its frame
+                not action.without_request
+                or factory is not Context
+                or (action.presenter is not None and action.presenter.uses_context)
+            ):
+                # Only a context reads the caller store (``ctx.caller_state``): a call
+                # without one binds nothing (0.2 µs of ``benchmarks/call.py``'s trivial).
+                self._app._bind_caller_store()
                 request = Request(
-                    name, step, meta, progress, identity, state, client=client, page=page
-                )
+                    name, step, meta, progress, identity, self._lifespan.state,
+                    client=client, page=page, style=action.style,
+                )  # fmt: skip
             return self.answer(
                 action, kwargs, select, request, factory, None, outcome, checked, page
             )
+        self._app._bind_caller_store()  # middleware may build a context from call.request
         call = Call(
-            name, step, kwargs, identity, meta, state, progress, client, rejection,
+            name, step, kwargs, identity, meta, self._lifespan.state, progress, client, rejection,
             action, kwargs, select, factory, outcome, kind, page,
         )  # fmt: skip
-        if checked is not None:
-            return self._checked_after(self._chain(call), checked)
         return self._chain(call)
-
-    async def _checked_after(self, chain: Awaitable[ToolResponse], route: Route) -> ToolResponse:
-        """The middleware chain's response, its targets checked against ``route``."""
-        return self.catalog.targets.checked(await chain, route)
 
     def endpoint(self, call: Call) -> Awaitable[ToolResponse]:
         """Step 4, the innermost step of the middleware chain: the handler and its response.
@@ -396,11 +405,7 @@ class Pipeline:
             if request is None and action.is_async:
                 # Nothing to inject or cancel (``Action.invoke``'s work): the handler's
                 # coroutine is awaited here, one frame less (``benchmarks/call.py``).
-                token = CALLING_STYLE.set(action.style)  # ``enter_handler``, inlined
-                try:
-                    value = await action.handler(**kwargs)
-                finally:
-                    CALLING_STYLE.reset(token)
+                value = await action.handler(**kwargs)
             elif action.timeout is None or request is None:  # no request: no timeout either
                 value = await action.invoke(kwargs, request, context)
             else:

@@ -116,13 +116,16 @@ def rate_limit(
     own = store if store is not None else MemoryRateLimitStore()
     shared = SERVING_STORE if store is None else None
 
+    keyed_by_identity = key is by_identity  # then identity_key is called without a frame
+
     async def limit(call: Call, call_next: Next) -> ToolResponse:
         buckets = (shared.get() if shared is not None else None) or own
         try:
+            bucket = identity_key(call.identity) if keyed_by_identity else key(call)
             if type(buckets) is MemoryRateLimitStore:  # no coroutine to await: 0.3 µs a call
-                wait = buckets.take_now(key(call), rate, burst)
+                wait = buckets.take_now(bucket, rate, burst)
             else:
-                wait = await buckets.take(key(call), rate, burst)
+                wait = await buckets.take(bucket, rate, burst)
         except Exception as exc:  # a failing store or key function fails this call only
             return from_exception(exc, call.tool, call.action)
         if wait > 0:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from mcpfusion._present.content import Attachment
 from mcpfusion._present.response import (
@@ -23,6 +24,11 @@ from mcpfusion._wire.parts import BULLET_KINDS, BulletKind, UIBlock
 _DIRECTIVES, _RULES, _SUGGESTIONS = BULLET_KINDS[:3]  # a Presenter sends no invalidations
 
 
+# The distinct entry lists a callback of one Presenter returns that are remembered, each
+# rendered once: most callbacks pick among a few suggestions, rules or directives.
+REMEMBERED_ADDITIONS: Final = 256
+
+
 @dataclass(frozen=True, slots=True)
 class Fixed:
     """One bullet kind's fixed entries (a Presenter's ``rules=`` and the like), rendered.
@@ -33,33 +39,52 @@ class Fixed:
         read: what a response's view holds for them (the lines read back).
         block: the whole block, sent as it is when no callback adds an entry; empty when
             the entries render to no line.
+        with_added: the block and the view's entries with entries a callback added after
+            them, for the ``REMEMBERED_ADDITIONS`` lists of entries used last.
     """
 
     kind: BulletKind
     lines: tuple[str, ...]
     read: tuple[Any, ...]
     block: str
+    with_added: Callable[[tuple[Any, ...]], tuple[str, tuple[Any, ...]]] = field(
+        repr=False, compare=False
+    )
 
     @classmethod
     def of(cls, kind: BulletKind, entries: Sequence[Any]) -> Fixed:
         """Renders ``entries`` of ``kind`` once."""
-        lines = kind.lines(entries)
+        lines = tuple(kind.lines(entries))
         block = wire.bullet_block(kind.tag, lines) if lines else ""
-        return cls(kind, tuple(lines), tuple(map(kind.read, lines)), block)
+        read = tuple(map(kind.read, lines))
+        # Entries are str or frozen Suggestions: hashable, and rendered as a pure function
+        # of their value, so a remembered rendering is the one a fresh one would make.
+        remembered = functools.lru_cache(maxsize=REMEMBERED_ADDITIONS)(
+            functools.partial(_with_added, kind, lines, read)
+        )
+        return cls(kind, lines, read, block, remembered)
 
     def joined(self, added: Sequence[Any], blocks: list[str]) -> tuple[Any, ...]:
-        """Appends the block of the fixed entries then ``added`` to ``blocks``; returns
-        what the view holds for it (the one rule: ``BulletKind.lines``)."""
-        if not added:
-            if self.block:
-                blocks.append(self.block)
-            return self.read
-        kind = self.kind
-        lines = kind.lines(added, after=self.lines)
-        if not lines:
-            return ()
-        blocks.append(wire.bullet_block(kind.tag, lines))
-        return self.read + tuple(map(kind.read, lines[len(self.lines) :]))
+        """Appends the block of the fixed entries then ``added`` (at least one entry) to
+        ``blocks``; returns what the view holds for it (the one rule: ``BulletKind.lines``)."""
+        entries = tuple(added)
+        try:
+            block, read = self.with_added(entries)
+        except TypeError:  # an unhashable entry (a subclass's own __eq__): rendered afresh
+            block, read = _with_added(self.kind, self.lines, self.read, entries)
+        if block:
+            blocks.append(block)
+        return read
+
+
+def _with_added(
+    kind: BulletKind, lines: tuple[str, ...], read: tuple[Any, ...], added: tuple[Any, ...]
+) -> tuple[str, tuple[Any, ...]]:
+    """The block of ``kind`` with the fixed ``lines`` then ``added``, and its view's entries."""
+    joined = kind.lines(added, after=lines)
+    if not joined:
+        return "", ()
+    return wire.bullet_block(kind.tag, joined), read + tuple(map(kind.read, joined[len(lines) :]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,13 +153,23 @@ class Plan:
         for block in ui_blocks:
             blocks.append(block.text)
         # A kind with neither fixed nor added entries sends nothing: no call for it.
+        # A kind with fixed entries only sends its block as rendered: no call for it either.
         sent_directives = sent_rules = sent_suggestions = ()
-        if directives or self.directives.block:
+        if directives:
             sent_directives = self.directives.joined(directives, blocks)
-        if rules or self.rules.block:
+        elif self.directives.block:
+            blocks.append(self.directives.block)
+            sent_directives = self.directives.read
+        if rules:
             sent_rules = self.rules.joined(rules, blocks)
-        if suggestions or self.suggestions.block:
+        elif self.rules.block:
+            blocks.append(self.rules.block)
+            sent_rules = self.rules.read
+        if suggestions:
             sent_suggestions = self.suggestions.joined(suggestions, blocks)
+        elif self.suggestions.block:
+            blocks.append(self.suggestions.block)
+            sent_suggestions = self.suggestions.read
         view = new_view(data, ui_blocks, (), sent_directives, sent_rules, sent_suggestions, (), "")
         marks: tuple[BlockAnnotations | None, ...] = ()
         if self.user_ui and ui_blocks:

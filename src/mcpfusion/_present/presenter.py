@@ -22,7 +22,7 @@ from mcpfusion._present.paging import Page, PageCut, Pager, paged
 from mcpfusion._present.plan import Plan
 from mcpfusion._present.redaction import DEFAULT_CENSOR, Censor, Redaction, Scrubber, Traces
 from mcpfusion._present.response import ToolResponse
-from mcpfusion._present.style import Audience, Style, calling_style
+from mcpfusion._present.style import Audience, Style, style_of
 from mcpfusion._wire.datablock import DataFormat, Delimiter, select_fields
 from mcpfusion._wire.format import TRUNCATION_NOTICE
 from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
@@ -352,9 +352,9 @@ class Presenter:
         """Renders ``data`` through the SPEC §5.1 pipeline into a built response.
 
         ``style`` is the app's: it decides what this Presenter leaves open. Not given, it
-        is the style of the app whose handler is running (so a handler's own
+        is the style of the app whose call ``ctx`` belongs to (so a handler's own
         ``view.present(data, ctx)`` honours ``Fusion(data_format=..., ui_audience=...)``),
-        and the defaults outside one. ``page`` is the page a call of a paging action asks
+        and the defaults without a context. ``page`` is the page a call of a paging action asks
         for (SPEC §5.4); without it a list is cut by the agent limit alone.
 
         Raises:
@@ -399,7 +399,10 @@ class Presenter:
             return self.present(data, ctx, select, style=plan.style)
         if type(data) is not dict and isinstance(data, Iterator | ValuesView):
             return self.present(data, ctx, select, style=plan.style)
-        masked = self._masked_one(data)
+        try:  # ``_masked_one``, without its frame
+            masked = self._mask.one(data)
+        except ValidationError as exc:
+            raise self._error(exc, collection=False) from exc
         ui_blocks: list[UIBlock] = []
         attachments: list[Attachment] = []
         directives: list[str] = []
@@ -461,7 +464,7 @@ class Presenter:
         if traces:
             built.finishing(Scrubber(traces).view)
         built.data = select_fields(built.data, self.select_keys, select)
-        app = calling_style() if style is None else style
+        app = style_of(ctx) if style is None else style
         own = self.style  # the Presenter's choices first, then the app's, then the defaults
         built.data_format = own.data_format or app.data_format or "json"
         built.delimiter = own.delimiter or app.delimiter or "|"

@@ -11,6 +11,7 @@ from mcpfusion._present.content import Attachment
 from mcpfusion._present.slots import trusted_constructor
 from mcpfusion._wire import format as wire
 from mcpfusion._wire.datablock import (
+    EMPTY_TEXT,
     DataFormat,
     Delimiter,
     neutralize_strings,
@@ -18,6 +19,7 @@ from mcpfusion._wire.datablock import (
     to_json,
     to_jsonable,
 )
+from mcpfusion._wire.format import neutralize
 from mcpfusion._wire.parts import BULLET_KINDS, ResponseView, UIBlock
 
 P = ParamSpec("P")
@@ -194,7 +196,10 @@ def render_value(
     str_as_data: bool = False,
 ) -> ToolResponse:
     """A response with only a data block: a plain value, a str, ``None`` (``render_data``)."""
-    text = render_data(data, data_format, delimiter, str_as_data=str_as_data)
+    if str_as_data or type(data) is not str:
+        text = render_data(data, data_format, delimiter, str_as_data=str_as_data)
+    else:  # the common str, as render_data writes it: its frame and keyword call less
+        text = neutralize(data) if data else EMPTY_TEXT
     return new_response((text,), False, None, (), (), new_view(data, (), (), (), (), (), (), ""))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Final, Literal, get_args
 
@@ -75,21 +74,13 @@ TOON carries the data of compact JSON in fewer tokens (SPEC §10), and UI blocks
 user only: they restate the data block, which the model would otherwise read twice.
 """
 
-CALLING_STYLE: ContextVar[Style] = ContextVar("mcpfusion_app_style", default=APP_DEFAULT)
-"""The style of the app whose handler is running, for Presenters it calls itself."""
 
+def style_of(ctx: object) -> Style:
+    """The style of the app whose call ``ctx`` is the context of; ``APP_DEFAULT`` without one.
 
-def calling_style() -> Style:
-    """The app's style inside one of its handlers; ``APP_DEFAULT`` anywhere else."""
-    return CALLING_STYLE.get()
-
-
-def enter_handler(style: Style) -> Token[Style]:
-    """Makes ``style`` the one a handler's own ``view.present(data, ctx)`` honours; the
-    caller passes the token to ``leave_handler`` when the handler returns."""
-    return CALLING_STYLE.set(style)
-
-
-def leave_handler(token: Token[Style]) -> None:
-    """Restores the style that was current before ``enter_handler``."""
-    CALLING_STYLE.reset(token)
+    A handler's own ``view.present(data, ctx)`` honours the app this way: the call's
+    ``Request`` carries the action's style. Read from the context rather than set around
+    every call, it costs nothing to the calls whose handler presents nothing itself.
+    """
+    style = getattr(getattr(ctx, "request", None), "style", None)
+    return style if isinstance(style, Style) else APP_DEFAULT

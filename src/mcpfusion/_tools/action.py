@@ -23,7 +23,7 @@ from mcpfusion._present.plan import Plan
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.response import ToolResponse, attached, render_value, success
 from mcpfusion._present.statesync import check_freshness, check_patterns
-from mcpfusion._present.style import APP_DEFAULT, Style, enter_handler, leave_handler
+from mcpfusion._present.style import APP_DEFAULT, Style
 from mcpfusion._tools.capping import capped
 from mcpfusion._tools.client import Confirm, Feature, confirm_option, features_option
 from mcpfusion._tools.context import Context, Request
@@ -208,6 +208,8 @@ class Action:
         """The byte cap of its answers (SPEC §17); ``None``: the app's."""
         self.style = style
         """The app's style: how a Presenter or a plain value is written unless it says."""
+        # A plain value's format and delimiter, read once: two property calls less per call.
+        self._plain_style = (style.format, style.toon_delimiter)
         self.is_async = _is_async(handler)
         fields, names, injected = _signature(owner, handler, context_type, reserved, state_type)
         self.injected: tuple[tuple[str, type], ...] = tuple(
@@ -244,6 +246,8 @@ class Action:
         if self.declared is not None:
             _fits_declared(owner, self.declared, self.params)
             self.params_schema = self.declared.schema
+        self.takes_nothing = self.declared is None and not self.params
+        """Whether it has no parameters to validate: a call sending none skips ``parse``."""
         self.loggable = _loggable(owner, loggable, self.params)
         """The parameter names whose values an audit log may record."""
         # State sync (SPEC §15) and what the action needs of the client (_client).
@@ -306,7 +310,7 @@ class Action:
         if self.declared is not None:
             self.declared.check(arguments)
             return {p.name: arguments[p.wire] for p in self.params if p.wire in arguments}
-        if not arguments and not self.params:
+        if not arguments and self.takes_nothing:
             return {}  # nothing to validate: the common case of an action without parameters
         model = self._validate(arguments)
         if self._fields_are_names:  # the model's own dict: no attribute read per parameter
@@ -328,20 +332,16 @@ class Action:
                 state = Context(request).state  # raises when the lifespan is not running
                 for name in self.state_params:
                     kwargs[name] = state
-        token = enter_handler(self.style)  # what the handler presents itself honours the app
-        try:
-            if self.is_async:
-                try:
-                    return await self.handler(**kwargs)
-                except anyio.get_cancelled_exc_class():
-                    if request is not None:
-                        request.cancel()
-                    raise
-            cancel = _unread if request is None else request.cancel
-            result = await run_in_thread(functools.partial(self.handler, **kwargs), cancel)
-            return await result if inspect.isawaitable(result) else result
-        finally:
-            leave_handler(token)
+        if self.is_async:
+            try:
+                return await self.handler(**kwargs)
+            except anyio.get_cancelled_exc_class():
+                if request is not None:
+                    request.cancel()
+                raise
+        cancel = _unread if request is None else request.cancel
+        result = await run_in_thread(functools.partial(self.handler, **kwargs), cancel)
+        return await result if inspect.isawaitable(result) else result
 
     def failed(self, response: ToolResponse) -> ToolResponse:
         """The envelope a failed call sends: on a structured action, always an error."""
@@ -410,6 +410,8 @@ class Action:
                 return output.resend(as_response(value), select)
             return output.respond(value, select)
         if presenter is None:  # nothing to present off the loop
+            if type(value) in _PLAIN:  # ``wrap``'s first case, without its frame
+                return render_value(value, *self._plain_style)
             return wrap(value, None, context, select, self.style)
         if type(value) is dict and self.plan is not None and presenter is self.presenter:
             # One row, the common case: none of SPEC §13's other cases is a dict.

@@ -127,6 +127,9 @@ def identity_key(identity: Identity | None) -> str:
     """
     if identity is None:
         return "anonymous"
+    last = _last_key
+    if last[0] is identity:  # an identity is immutable: the same object, the same key
+        return last[1]
     claims = identity.claims
     issuer = claims.get("iss")
     if not isinstance(issuer, str):
@@ -134,10 +137,24 @@ def identity_key(identity: Identity | None) -> str:
     tenant = identity.tenant
     # Lengths prefix the issuer and the tenant, so no subject or tenant can spell another
     # caller's key (an f-string: repr of a tuple costs twice as much a call).
-    return (
+    key = (
         f"{'token' if claims else 'app'}:{len(issuer)}:{issuer}"
         f":{-1 if tenant is None else len(tenant)}:{tenant or ''}:{identity.subject}"
     )
+    _remember_key(identity, key)
+    return key
+
+
+# The last identity keyed and its key: a verifier hands back the same Identity for each
+# call of one API key or cached token, and stdio's local identity is one object, so a
+# server's next call mostly comes from the caller keyed last (the rate limit keys every
+# call). Held strongly, so no other object can take its id; one tuple, swapped whole.
+_last_key: tuple[Identity | None, str] = (None, "anonymous")
+
+
+def _remember_key(identity: Identity, key: str) -> None:
+    global _last_key
+    _last_key = (identity, key)
 
 
 def caller_key(identity: Identity | None, meta: Mapping[str, Any]) -> str:

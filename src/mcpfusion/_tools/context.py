@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from mcpfusion._identity import Identity
 from mcpfusion._present.paging import Pager
+from mcpfusion._present.style import APP_DEFAULT, Style
 from mcpfusion._tools import client as _client
 from mcpfusion._tools import downstream as _downstream
 from mcpfusion._tools.caller_state import CallerState, caller_state_of
@@ -80,6 +81,7 @@ class Request:
         client: the client on the other end (logging, questions, sampling, roots), as
             the server adapter provides it; ``None`` in-process.
         page: the page a call of a paging action asks for (SPEC §5.4), else ``None``.
+        style: the app's style, which a handler's own ``view.present(data, ctx)`` honours.
     """
 
     tool: str
@@ -91,6 +93,7 @@ class Request:
     values: Mapping[str, Any] = field(default_factory=lambda: NO_META)
     client: ClientChannel | None = field(default=None, repr=False, compare=False)
     page: Pager | None = field(default=None, repr=False, compare=False)
+    style: Style = field(default=APP_DEFAULT, repr=False, compare=False)
     _cancellation: _Cancellation = field(default_factory=_Cancellation, repr=False, compare=False)
 
     def derived(self, identity: Identity | None, values: Mapping[str, Any]) -> Request:

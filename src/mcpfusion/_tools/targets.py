@@ -23,7 +23,6 @@ from mcpfusion._present.response import (
     ToolResponse,
     envelope_of,
     error_response,
-    view_of,
     with_view,
 )
 from mcpfusion._tools.action import Action
@@ -107,12 +106,10 @@ class Targets:
     def checked(self, response: ToolResponse, route: Route | None) -> ToolResponse:
         """``response`` with its suggestions and available actions as listed, unknown
         dropped; ``route`` is the tool called, ``None`` for a resource or a prompt."""
-        view = view_of(response)
-        if (
-            view is not None
-            and view.suggestions
-            and not self._as_written(map(_TOOL, view.suggestions), route)
-        ):
+        view = getattr(response, "_view", None)  # ``view_of``, without its frame
+        if view is not None and not view.suggestions:
+            return response  # the common response: nothing to check (no envelope either)
+        if view is not None and not self._as_written(map(_TOOL, view.suggestions), route):
             suggestions = [s for s in map(self._suggestion(route), view.suggestions) if s]
             if suggestions != list(view.suggestions):
                 response = _with_suggestions(response, view, suggestions)

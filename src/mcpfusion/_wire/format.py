@@ -206,7 +206,8 @@ def neutralize(text: str) -> str:
     compatibility forms included (``<domain_ruleſ>``, ``</ DOMAIN_RULES>``, ``<!--``).
     Lone surrogates, which no transport can encode, become U+FFFD.
     """
-    text = scrub(text)
+    if not text.isascii():  # scrub's own test, without its frame for the common text
+        text = scrub(text)
     if "<" not in text:
         return text
     if _ANY.search(text):

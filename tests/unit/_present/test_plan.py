@@ -11,6 +11,7 @@ from mcpfusion import PresenterError, ui
 from mcpfusion._present.presenter import Presenter, suggest
 from mcpfusion._present.response import ToolResponse, require_view
 from mcpfusion._present.style import MODEL_DEFAULT, Style
+from mcpfusion._wire.parts import Suggestion
 
 
 class Invoice(BaseModel):
@@ -106,3 +107,37 @@ def test_a_callback_registered_after_the_plan_is_run() -> None:
     plan = view.compile(MODEL_DEFAULT)
     view.rules(lambda inv: "Late.")
     assert require_view(view.planned(plan, ROW, None, None)).system_rules == ("Fixed.", "Late.")
+
+
+def test_entries_a_callback_adds_are_rendered_once_and_sent_alike_each_time() -> None:
+    """The rendering of a callback's entries is remembered: the next call with the same
+    entries sends the same blocks and view without rendering them again, and another
+    row's entries are rendered for it."""
+    view = full_view()
+    plan = view.compile(MODEL_DEFAULT)
+    first = view.planned(plan, ROW, None, None)
+    renders = plan.rules.with_added.cache_info().misses  # type: ignore[attr-defined]
+    same(view.planned(plan, ROW, None, None), first)
+    assert plan.rules.with_added.cache_info().misses == renders  # type: ignore[attr-defined]
+    other = dict(ROW, note="another note")
+    same(view.planned(plan, other, None, None), view.present(other, style=MODEL_DEFAULT))
+
+
+class Unhashable(Suggestion):
+    """A suggestion a callback returns that cannot be hashed (a subclass's own ``__eq__``)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Suggestion) and other.entry == self.entry
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_an_unhashable_entry_is_rendered_afresh() -> None:
+    """An entry that cannot be remembered is rendered as the builder path renders it."""
+    view = Presenter("Invoice", Invoice, suggestions=[suggest("billing.list", "See all")])
+    view.suggest(lambda inv: [Unhashable("billing.pay", "Pay")])
+    planned = view.planned(view.compile(MODEL_DEFAULT), ROW, None, None)
+    same(planned, view.present(ROW, style=MODEL_DEFAULT))
+    assert planned.blocks[-1].endswith(
+        "- billing.list: See all\n- billing.pay: Pay\n</action_suggestions>"
+    )

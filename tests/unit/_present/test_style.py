@@ -226,3 +226,34 @@ def test_a_handler_presenting_itself_honours_the_app(run_async: bool) -> None:
     assert response.blocks[0] == json.dumps(ROWS, separators=(",", ":"))
     assert response.annotations == (None, FOR_USER)
     assert view.present(ROWS).blocks[0] == json.dumps(ROWS, indent=2)  # outside: the defaults
+
+
+def test_a_handler_presenting_itself_under_middleware_honours_the_app() -> None:
+    """With middleware in the chain, the context the handler gets still carries the app's style."""
+    view = Presenter("Row", Row)
+    app = Fusion("srv", data_format="compact")
+
+    @app.middleware
+    async def passing(call: Any, call_next: Any) -> Any:
+        return await call_next(call)
+
+    async def listing(ctx: Context) -> ToolResponse:
+        return view.present(ROWS, ctx)
+
+    app.tool("t").action("get")(listing)
+    response = FusionTester(app).call_sync("t", "get").response
+    assert response.blocks[0] == json.dumps(ROWS, separators=(",", ":"))
+
+
+def test_a_bare_present_inside_a_handler_writes_the_defaults() -> None:
+    """view.present(data) without ctx inside a handler writes as outside an app: the style
+    travels with the context, not with the running task."""
+    view = Presenter("Row", Row)
+    app = Fusion("srv", data_format="compact")
+
+    async def listing() -> ToolResponse:
+        return view.present(ROWS)
+
+    app.tool("t").action("get")(listing)
+    response = FusionTester(app).call_sync("t", "get").response
+    assert response.blocks[0] == json.dumps(ROWS, indent=2)

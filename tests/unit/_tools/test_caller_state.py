@@ -13,6 +13,7 @@ from mcpfusion._tools.caller_state import (
     MemoryCallerStore,
     caller_key,
     current_store,
+    identity_key,
 )
 from mcpfusion.testing import FusionTester
 
@@ -127,3 +128,19 @@ def test_caller_state_outside_a_call_raises() -> None:
             current_store()
     finally:
         SERVING_CALLER_STORE.reset(token)
+
+
+def test_the_remembered_key_belongs_to_the_identity_asked_about() -> None:
+    """Keys asked for in turn, the same identity object again included, each match a key
+    made afresh: remembering the last one never hands it to another identity."""
+    alice = Identity("alice", tenant="t1")
+    twin = Identity("alice", tenant="t2")
+    token = Identity("alice", claims={"iss": "https://idp"})
+    fresh = {
+        id(i): identity_key(Identity(i.subject, tenant=i.tenant, claims=i.claims))
+        for i in (alice, twin, token)
+    }
+    for identity in (alice, alice, twin, token, alice, None, token):
+        expected = "anonymous" if identity is None else fresh[id(identity)]
+        assert identity_key(identity) == expected
+    assert len(set(fresh.values())) == 3

@@ -128,3 +128,24 @@ def test_a_static_suggestion_may_name_a_tool_and_a_bare_action() -> None:
     app.freeze()
     result = FusionTester(app).call_sync("rows", "get")
     assert [s.tool for s in result.suggestions] == ["rows", "drop", "rows.drop"]
+
+
+def test_with_middleware_the_chains_responses_are_checked_too() -> None:
+    """Behind middleware, the handler's response and one a middleware makes itself have
+    their targets checked and respelled as without it."""
+    app = make_app("flat")
+
+    @app.middleware
+    async def answering(call: Any, call_next: Any) -> Any:
+        if call.arguments.get("id") == 0:
+            return tool_error("NOPE", "Refused.", available_actions=["rows.drop", "rows.ghost"])
+        return await call_next(call)
+
+    @app.tool("other").action("take")
+    def take(id: int) -> str:
+        return "taken"
+
+    tester = FusionTester(app)
+    assert tester.call_sync("rows", "get").suggestions == (Suggestion("rows_drop", "Drop it"),)
+    refused = tester.call_sync("other", "take", id=0)
+    assert refused.error is not None and refused.error.available_actions == ("rows_drop",)
