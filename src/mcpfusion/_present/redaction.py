@@ -29,6 +29,7 @@ from pydantic import BaseModel
 
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.masking import collector_paused, seen_through
+from mcpfusion._present.text_fields import Fields
 from mcpfusion._wire.format import fold_lines
 from mcpfusion._wire.parts import BULLET_KINDS, ResponseView, UIBlock
 
@@ -179,6 +180,14 @@ class Redaction:
             if steps[0] not in (_ANY, *keys)
         ]
 
+    def filled(self) -> tuple[tuple[tuple[str, ...], ...], str]:
+        """The paths through keys only, which ``censor`` fills with one fixed text, and
+        that text; none for a censor function, whose outputs may hold anything."""
+        if not isinstance(self._censor, str):
+            return (), ""
+        keyed = tuple(s for s in self.paths if _ANY not in s and _ITEMS not in s)
+        return keyed, self._censor
+
     def censor(self, rows: list[Any], traces: Traces) -> None:
         """Replaces every redacted value of ``rows`` in place, recording them in ``traces``.
 
@@ -325,11 +334,17 @@ def _columns(data: Any, shortest: int) -> list[Column]:
     column whose values are all shorter than ``shortest`` is left at once. Each string
     comes with its row, so only the rows holding a trace are rewritten (``_scrubbed_data``).
     """
-    found: list[Column] = []
     top = data if isinstance(data, list) else [data]
-    columns: list[tuple[Sequence[int], list[Any], Path, str | set[type]]] = [
-        (range(len(top)), top, (), _kind(top))
-    ]
+    return _walked([(range(len(top)), top, (), _kind(top))], shortest)
+
+
+Pending = tuple[Sequence[int], list[Any], Path, str | set[type]]
+"""A column still to walk: its rows, values, path, and ``_kind``."""
+
+
+def _walked(columns: list[Pending], shortest: int) -> list[Column]:
+    """The strings of ``columns`` and of everything inside them (``_columns``)."""
+    found: list[Column] = []
     while columns:
         rows, column, path, kind = columns.pop()
         if isinstance(kind, str):
@@ -394,6 +409,37 @@ def _by_key(column: list[dict[Any, Any]]) -> list[tuple[Any, list[Any], str | se
     return [(key, values, _kind(values)) for key in keys for values in [_get(column, key)]]
 
 
+def _planned(data: Any, fields: Fields, shortest: int, skip: Iterable[Path]) -> list[Column]:
+    """``_columns`` read through the schema (``text_fields``).
+
+    Masking keeps only the schema's keys (and an embed's, ``WALK``). A column the schema
+    says holds no text, or only ``Literal`` strings too short to hold a form, or that
+    redaction filled with its fixed text (``skip``), is passed without looking at it; a
+    nested model's fields are read the same way; the rest (an embed, a list, a column
+    with ``None`` or other types in it) is walked as ``_columns`` does.
+    """
+    top = data if isinstance(data, list) else [data]
+    if not top or set(map(type, top)) != {dict}:
+        return _columns(data, shortest)
+    skipped = set(skip)
+    pending: list[Pending] = []
+    models: list[tuple[Sequence[int], list[Any], tuple[str, ...], Fields]] = [
+        (range(len(top)), top, (), fields)
+    ]
+    while models:
+        rows, nodes, path, known = models.pop()
+        for key, kind in known.items():  # masking keeps no other key; a row may lack one
+            at = (*path, key)
+            if kind is None or at in skipped or (isinstance(kind, int) and kind < shortest):
+                continue
+            values = _get(nodes, key)
+            if isinstance(kind, dict) and set(map(type, values)) == {dict}:
+                models.append((rows, values, at, kind))
+            else:
+                pending.append((rows, values, at, _kind(values)))
+    return _walked(pending, shortest)
+
+
 Hit = tuple[int, tuple[str, str]]
 """An automaton's hit: where it ends in the text searched, and (the trace, its text)."""
 
@@ -438,7 +484,7 @@ def _rewrite(text: str, hits: Iterable[Hit], offset: int = 0) -> str:
     return "".join(parts)
 
 
-def _scrubbed_data(data: Any, shortest: int, automaton: Any) -> Any:
+def _scrubbed_data(data: Any, automaton: Any, columns: list[Column]) -> Any:
     """``data`` with every trace in its strings replaced (a phone typed into a note).
 
     Each string column is joined and searched in one automaton pass; a hit's position
@@ -447,7 +493,7 @@ def _scrubbed_data(data: Any, shortest: int, automaton: Any) -> Any:
     """
     replaced: dict[str, str] = {}
     dirty: dict[int, list[Path]] = {}
-    for rows, column, path, joined in _columns(data, shortest):
+    for rows, column, path, joined in columns:
         hits: list[Hit] = list(automaton.iter(joined))
         if not hits:
             continue
@@ -581,12 +627,26 @@ class Scrubber:
     All the values (one per row in view) are searched for at once by one automaton
     (``_automaton``), made on first use and used for every text of the response, so the
     cost follows the texts' length plus the number of values, not their product.
+
+    Args:
+        traces: the redacted values to search for.
+        fields: what the data's fields can hold (``text_fields``), so the data's search
+            reads only the columns that may hold text; ``None`` walks every value.
+        filled: the paths redaction filled with one fixed text, and that text: not
+            searched again, unless the text itself holds a trace.
     """
 
-    __slots__ = ("_automaton", "_forms", "_traces")
+    __slots__ = ("_automaton", "_fields", "_filled", "_forms", "_traces")
 
-    def __init__(self, traces: Traces) -> None:
+    def __init__(
+        self,
+        traces: Traces,
+        fields: Fields | None = None,
+        filled: tuple[tuple[tuple[str, ...], ...], str] = ((), ""),
+    ) -> None:
         self._traces = traces
+        self._fields = fields
+        self._filled = filled
         self._forms: dict[str, str] | None = None
         self._automaton: Any = None
 
@@ -596,6 +656,16 @@ class Scrubber:
             self._forms = self._traces.forms()
             self._automaton = _automaton(self._forms)
         return self._forms, self._automaton
+
+    def _columns(self, data: Any) -> list[Column]:
+        """The data's strings that may hold a trace (``_planned``, else ``_columns``)."""
+        shortest = self._shortest()
+        if self._fields is None:
+            return _columns(data, shortest)
+        paths, text = self._filled
+        _, automaton = self._search()
+        skip = () if next(automaton.iter(text), None) is not None else paths
+        return _planned(data, self._fields, shortest, skip)
 
     def _shortest(self) -> int:
         """The length of the shortest form searched for: shorter strings cannot hold one."""
@@ -627,7 +697,7 @@ class Scrubber:
             return view
         rows = len(view.data) if isinstance(view.data, list) else 0
         with collector_paused(rows):  # its copies would trigger collections of every row
-            data = _scrubbed_data(view.data, self._shortest(), automaton)
+            data = _scrubbed_data(view.data, automaton, self._columns(view.data))
         text = self._text
 
         def block(ui: UIBlock) -> UIBlock:
