@@ -21,7 +21,8 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, count, repeat
+from operator import ne
 from typing import Any, Final
 
 import ahocorasick
@@ -495,18 +496,9 @@ def _scrubbed_data(data: Any, automaton: Any, columns: list[Column]) -> Any:
     dirty: dict[int, list[Path]] = {}
     for rows, column, path, joined in columns:
         hits: list[Hit] = list(automaton.iter(joined))
-        if not hits:
-            continue
-        # ends[i]: where string i's separator ends: a hit is in the first string ending past it.
-        ends = list(accumulate(map((1).__add__, map(len, column))))
-        held: dict[int, list[Hit]] = {}
-        for hit in hits:
-            held.setdefault(bisect_right(ends, hit[0]), []).append(hit)
-        for index, found in held.items():
-            value = column[index]
-            new = _rewrite(value, found, ends[index] - len(value) - 1)
-            if new != value:
-                replaced[value] = new
+        if hits:
+            for index, new in _changed(column, joined, hits):
+                replaced[column[index]] = new
                 dirty.setdefault(rows[index], []).append(path)
     if not dirty:
         return data
@@ -517,6 +509,31 @@ def _scrubbed_data(data: Any, automaton: Any, columns: list[Column]) -> Any:
     for row, paths in dirty.items():
         rewritten[row] = _rewritten(data[row], paths, text)
     return rewritten
+
+
+def _changed(column: list[str], joined: str, hits: list[Hit]) -> Iterable[tuple[int, str]]:
+    """The index and new text of each string of ``column`` that its ``hits`` change.
+
+    The joined text is rewritten at once and split again, and the strings compared with
+    the old ones in C, while no string, trace or replacement holds the separator (a hit
+    could then span two strings); else each string holding a hit is rewritten alone.
+    """
+    if (
+        "\0" not in "".join(trace + new for _, (trace, new) in hits)
+        and joined.count("\0") == len(column) - 1
+    ):
+        new_column = _rewrite(joined, hits).split("\0")
+        return ((i, new_column[i]) for i in compress(count(), map(ne, new_column, column)))
+    # ends[i]: where string i's separator ends: a hit is in the first string ending past it.
+    ends = list(accumulate(map((1).__add__, map(len, column))))
+    held: dict[int, list[Hit]] = {}
+    for hit in hits:
+        held.setdefault(bisect_right(ends, hit[0]), []).append(hit)
+    found = (
+        (i, column[i], _rewrite(column[i], h, ends[i] - len(column[i]) - 1))
+        for i, h in held.items()
+    )
+    return [(index, new) for index, value, new in found if new != value]
 
 
 def _get_or_same(table: dict[str, str], text: str) -> str:

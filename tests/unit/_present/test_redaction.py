@@ -282,3 +282,13 @@ def test_a_trace_never_spans_two_strings_of_the_data() -> None:
         {"a": "head on", "b": "x [R] y", "c": "ring [R]"},
     ]
     assert data[0] is rows[0]
+
+
+def test_a_nul_inside_a_string_of_the_data_is_no_separator() -> None:
+    """A string holding the separator itself is rewritten alone, rows never misaligned."""
+    traces = Traces()
+    traces.add(["5551234"], "[R]")
+    rows: list[Any] = [{"b": "x\0y 5551234"}, {"b": "5551234"}, {"b": "quiet"}]
+    data = Scrubber(traces).view(ResponseView(rows)).data
+    assert data == [{"b": "x\0y [R]"}, {"b": "[R]"}, rows[2]]
+    assert data[2] is rows[2]
