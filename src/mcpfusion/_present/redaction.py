@@ -445,26 +445,48 @@ Hit = tuple[int, tuple[str, str]]
 """An automaton's hit: where it ends in the text searched, and (the trace, its text)."""
 
 
-def _automaton(forms: Mapping[str, str]) -> Any:
-    """An Aho-Corasick automaton (pyahocorasick, in C) finding each form, ``(form, text)``.
+class _Finder:
+    """Finds every form at once: an Aho-Corasick automaton (pyahocorasick, in C).
 
     Built once per response for every text searched, so a search costs the text's length
-    plus the number of forms, never their product. A form holding a character JSON
-    escapes is also found escaped (JSON data, ``ui.json``, ECharts options).
+    plus the number of forms, never their product. The automaton stores only each form's
+    length (no Python object a form: cheaper to build); a hit is read back from the text.
+    A form holding a character JSON escapes is also found escaped (JSON data,
+    ``ui.json``, ECharts options).
     """
-    # in C: the common case, every form long enough
-    fit = min(map(len, forms), default=0) >= MIN_TRACE
-    words = forms if fit else {form: text for form, text in forms.items() if len(form) >= MIN_TRACE}
-    if not words:
-        return None  # an automaton needs a word: nothing to search for
-    automaton = ahocorasick.Automaton()
-    deque(map(automaton.add_word, words, words.items()), maxlen=0)
-    if _ESCAPED.search("".join(words)):  # in C: the common case, no form to escape
-        for form in filter(_ESCAPED.search, words):
-            escaped = json.dumps(form, ensure_ascii=False)[1:-1]
-            automaton.add_word(escaped, (escaped, words[form]))
-    automaton.make_automaton()
-    return automaton
+
+    __slots__ = ("_automaton", "_texts", "shortest")
+
+    def __init__(self, words: Mapping[str, str], shortest: int) -> None:
+        self._texts = dict(words)
+        self.shortest = shortest
+        """The length of the shortest form: a shorter string holds none."""
+        automaton = ahocorasick.Automaton(ahocorasick.STORE_LENGTH)
+        deque(map(automaton.add_word, words), maxlen=0)
+        if _ESCAPED.search("".join(words)):  # in C: the common case, no form to escape
+            for form in filter(_ESCAPED.search, words):
+                escaped = json.dumps(form, ensure_ascii=False)[1:-1]
+                self._texts.setdefault(escaped, words[form])
+                automaton.add_word(escaped)
+        automaton.make_automaton()
+        self._automaton = automaton
+
+    def hits(self, text: str) -> list[Hit]:
+        """Every occurrence of a form in ``text``, overlapping ones included."""
+        texts, found = self._texts, []
+        for end, length in self._automaton.iter(text):
+            trace = text[end - length + 1 : end + 1]
+            found.append((end, (trace, texts[trace])))
+        return found
+
+
+def _finder(forms: Mapping[str, str]) -> _Finder | None:
+    """The finder of ``forms`` long enough to search for; ``None`` if there is none."""
+    shortest = min(map(len, forms), default=0)  # in C: the common case, every form fits
+    if shortest < MIN_TRACE:
+        forms = {form: text for form, text in forms.items() if len(form) >= MIN_TRACE}
+        shortest = min(map(len, forms), default=0)
+    return _Finder(forms, shortest) if forms else None  # an automaton needs a word
 
 
 def _rewrite(text: str, hits: Iterable[Hit], offset: int = 0) -> str:
@@ -485,7 +507,7 @@ def _rewrite(text: str, hits: Iterable[Hit], offset: int = 0) -> str:
     return "".join(parts)
 
 
-def _scrubbed_data(data: Any, automaton: Any, columns: list[Column]) -> Any:
+def _scrubbed_data(data: Any, finder: _Finder, columns: list[Column]) -> Any:
     """``data`` with every trace in its strings replaced (a phone typed into a note).
 
     Each string column is joined and searched in one automaton pass; a hit's position
@@ -495,7 +517,7 @@ def _scrubbed_data(data: Any, automaton: Any, columns: list[Column]) -> Any:
     replaced: dict[str, str] = {}
     dirty: dict[int, list[Path]] = {}
     for rows, column, path, joined in columns:
-        hits: list[Hit] = list(automaton.iter(joined))
+        hits = finder.hits(joined)
         if hits:
             for index, new in _changed(column, joined, hits):
                 replaced[column[index]] = new
@@ -653,7 +675,7 @@ class Scrubber:
             searched again, unless the text itself holds a trace.
     """
 
-    __slots__ = ("_automaton", "_fields", "_filled", "_forms", "_traces")
+    __slots__ = ("_fields", "_filled", "_finder", "_made", "_traces")
 
     def __init__(
         self,
@@ -664,57 +686,49 @@ class Scrubber:
         self._traces = traces
         self._fields = fields
         self._filled = filled
-        self._forms: dict[str, str] | None = None
-        self._automaton: Any = None
+        self._finder: _Finder | None = None
+        self._made = False
 
-    def _search(self) -> tuple[dict[str, str], Any]:
-        """The forms and the automaton finding them, made on first use."""
-        if self._forms is None:
-            self._forms = self._traces.forms()
-            self._automaton = _automaton(self._forms)
-        return self._forms, self._automaton
+    def _search(self) -> _Finder | None:
+        """The finder of the traces' forms, made on first use; ``None`` if none fits."""
+        if not self._made:
+            self._finder, self._made = _finder(self._traces.forms()), True
+        return self._finder
 
-    def _columns(self, data: Any) -> list[Column]:
+    def _columns(self, data: Any, finder: _Finder) -> list[Column]:
         """The data's strings that may hold a trace (``_planned``, else ``_columns``)."""
-        shortest = self._shortest()
         if self._fields is None:
-            return _columns(data, shortest)
+            return _columns(data, finder.shortest)
         paths, text = self._filled
-        _, automaton = self._search()
-        skip = () if next(automaton.iter(text), None) is not None else paths
-        return _planned(data, self._fields, shortest, skip)
-
-    def _shortest(self) -> int:
-        """The length of the shortest form searched for: shorter strings cannot hold one."""
-        forms, _ = self._search()
-        return max(MIN_TRACE, min(map(len, forms), default=MIN_TRACE))
+        skip = () if finder.hits(text) else paths
+        return _planned(data, self._fields, finder.shortest, skip)
 
     def _text(self, text: str) -> str:
         """``text`` with every trace replaced; ``text`` itself where none occurs."""
-        _, automaton = self._search()
-        if automaton is None or len(text) < MIN_TRACE:
+        finder = self._search()
+        if finder is None or len(text) < finder.shortest:
             return text
-        hits = list(automaton.iter(text))
+        hits = finder.hits(text)
         return _rewrite(text, hits) if hits else text
 
     def found(self, texts: Iterable[str]) -> list[tuple[str, str]]:
         """The traces that occur in ``texts`` with their replacements, longest first."""
         joined = "\0".join(texts)
-        _, automaton = self._search()
-        if automaton is None or len(joined) < MIN_TRACE:
+        finder = self._search()
+        if finder is None or len(joined) < MIN_TRACE:
             return []
-        found = dict(hit for _, hit in automaton.iter(joined))
+        found = dict(hit for _, hit in finder.hits(joined))
         return sorted(found.items(), key=lambda item: -len(item[0]))
 
     def view(self, view: ResponseView) -> ResponseView:
         """The view with every trace replaced: in the data's other strings (its redacted
         values are censored already: a phone typed into a note) and in every other part."""
-        _, automaton = self._search()
-        if automaton is None:  # no value long enough to search for
+        finder = self._search()
+        if finder is None:  # no value long enough to search for
             return view
         rows = len(view.data) if isinstance(view.data, list) else 0
         with collector_paused(rows):  # its copies would trigger collections of every row
-            data = _scrubbed_data(view.data, automaton, self._columns(view.data))
+            data = _scrubbed_data(view.data, finder, self._columns(view.data, finder))
         text = self._text
 
         def block(ui: UIBlock) -> UIBlock:
