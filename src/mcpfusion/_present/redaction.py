@@ -30,7 +30,7 @@ from pydantic import BaseModel
 
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.masking import collector_paused, seen_through
-from mcpfusion._present.text_fields import Fields
+from mcpfusion._present.text_fields import TEXT, Fields
 from mcpfusion._wire.format import fold_lines
 from mcpfusion._wire.parts import BULLET_KINDS, ResponseView, UIBlock
 
@@ -423,6 +423,7 @@ def _planned(data: Any, fields: Fields, shortest: int, skip: Iterable[Path]) -> 
     if not top or set(map(type, top)) != {dict}:
         return _columns(data, shortest)
     skipped = set(skip)
+    found: list[Column] = []
     pending: list[Pending] = []
     models: list[tuple[Sequence[int], list[Any], tuple[str, ...], Fields]] = [
         (range(len(top)), top, (), fields)
@@ -436,9 +437,15 @@ def _planned(data: Any, fields: Fields, shortest: int, skip: Iterable[Path]) -> 
             values = _get(nodes, key)
             if isinstance(kind, dict) and set(map(type, values)) == {dict}:
                 models.append((rows, values, at, kind))
+            elif kind == TEXT:
+                try:  # in C; a None fails, and the column is walked
+                    if max(map(len, values), default=0) >= shortest:  # else not even joined
+                        found.append((rows, values, at, "\0".join(values)))
+                except TypeError:
+                    pending.append((rows, values, at, _kind(values)))
             else:
                 pending.append((rows, values, at, _kind(values)))
-    return _walked(pending, shortest)
+    return found + _walked(pending, shortest)
 
 
 Hit = tuple[int, tuple[str, str]]
