@@ -156,7 +156,8 @@ def planned(data: Any, fields: Fields, shortest: int, skip: Iterable[Path]) -> l
                 models.append((rows, values, at, kind))
             elif kind == TEXT:
                 try:  # in C; a None fails, and the column is walked
-                    if max(map(len, values), default=0) >= shortest:  # else not even joined
+                    # A first long value spares measuring them all (free text: notes).
+                    if len(values[0]) >= shortest or max(map(len, values)) >= shortest:
                         found.append((rows, values, at, "\0".join(values)))
                 except TypeError:
                     pending.append((rows, values, at, _kind(values)))
