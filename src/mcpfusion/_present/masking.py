@@ -180,6 +180,12 @@ class Mask:
             self._fast_one = SchemaValidator(cast(CoreSchema, typed))
             self._fast_many = SchemaValidator(cast(CoreSchema, _list_of(typed)))
 
+    @property
+    def plain(self) -> bool:
+        """Whether every path gives the schema's own fields, typed as declared (no
+        serializer, alias or computed field changes what a dump holds)."""
+        return self._fast_one is not None
+
     def one(self, item: Any) -> dict[str, Any]:
         """Masks one item.
 

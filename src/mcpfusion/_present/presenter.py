@@ -23,6 +23,7 @@ from mcpfusion._present.plan import Plan
 from mcpfusion._present.redaction import DEFAULT_CENSOR, Censor, Redaction, Scrubber, Traces
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._present.style import Audience, Style, style_of
+from mcpfusion._present.text_fields import WALK, text_fields
 from mcpfusion._wire.datablock import DataFormat, Delimiter, select_fields
 from mcpfusion._wire.format import TRUNCATION_NOTICE
 from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
@@ -193,6 +194,9 @@ class Presenter:
         self._redaction = (
             Redaction(f"Presenter '{name}'", redact, censor, schema) if redact else None
         )
+        # Read only when masking makes plain dicts of exactly the schema's fields.
+        plain = self._redaction is not None and self._mask.plain
+        self._text_fields = text_fields(schema) if plain else None
         self._notice = truncation_notice
         self._embeds: dict[str, Presenter] = {}
         self._select_keys: tuple[str, ...] = self._mask.keys
@@ -462,7 +466,7 @@ class Presenter:
             if self._finishes():
                 built.data = self._finished(built.data, traces)
         if traces:
-            built.finishing(Scrubber(traces).view)
+            built.finishing(self._scrubber(traces).view)
         built.data = select_fields(built.data, self.select_keys, select)
         app = style_of(ctx) if style is None else style
         own = self.style  # the Presenter's choices first, then the app's, then the defaults
@@ -470,6 +474,15 @@ class Presenter:
         built.delimiter = own.delimiter or app.delimiter or "|"
         built.user_ui = (own.ui_audience or app.ui_audience) == "user"
         return built, cut
+
+    def _scrubber(self, traces: Traces) -> Scrubber:
+        """The search for ``traces``, reading only the fields the schema says hold text;
+        an embed's key holds its child's data, which is walked."""
+        fields = self._text_fields
+        if fields is not None and self._embeds:
+            fields = {**fields, **dict.fromkeys(self._embeds, WALK)}
+        filled = self._redaction.filled() if self._redaction is not None else ((), "")
+        return Scrubber(traces, fields, filled)
 
     def _finishes(self) -> bool:
         """Whether this Presenter or a child redacts or omits anything."""

@@ -11,24 +11,33 @@ replaced there too, whatever a callback or the data did with it.
 from __future__ import annotations
 
 import collections.abc
-import functools
 import json
 import operator
 import re
 import types
 import typing
-from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from itertools import accumulate, repeat
+from itertools import repeat
 from typing import Any, Final
 
-import ahocorasick
 from pydantic import BaseModel
 
 from mcpfusion._errors import DefinitionError
+from mcpfusion._present.data_search import (
+    MIN_TRACE,
+    Column,
+    Finder,
+    columns,
+    finder_of,
+    planned,
+    rewrite,
+    scrubbed_data,
+    values_at,
+)
 from mcpfusion._present.masking import collector_paused, seen_through
+from mcpfusion._present.text_fields import Fields
 from mcpfusion._wire.format import fold_lines
 from mcpfusion._wire.parts import BULLET_KINDS, ResponseView, UIBlock
 
@@ -37,15 +46,10 @@ Censor = str | Callable[[Any], Any]
 
 DEFAULT_CENSOR: Final = "[REDACTED]"
 
-MIN_TRACE: Final = 4
-"""The shortest string (characters) or number (digits) searched for in the other blocks:
-shorter values would match inside unrelated text."""
 
 _ANY: Final = "*"
 _ITEMS: Final = "[*]"
 _SEGMENT: Final = re.compile(r"(\*|[^.\[\]*]+)((?:\[\*\])*)")
-_ESCAPED: Final = re.compile(r'["\\\x00-\x1f]')
-"""A character JSON writes escaped: a form holding one is also searched for escaped."""
 
 _TEXT_KINDS: Final[tuple[tuple[str, Callable[[Any], str], Callable[[Any, str], Any]], ...]] = tuple(
     (kind.field, kind.text, kind.with_text) for kind in BULLET_KINDS if kind.text is not None
@@ -179,6 +183,14 @@ class Redaction:
             if steps[0] not in (_ANY, *keys)
         ]
 
+    def filled(self) -> tuple[tuple[tuple[str, ...], ...], str]:
+        """The paths through keys only, which ``censor`` fills with one fixed text, and
+        that text; none for a censor function, whose outputs may hold anything."""
+        if not isinstance(self._censor, str):
+            return (), ""
+        keyed = tuple(s for s in self.paths if _ANY not in s and _ITEMS not in s)
+        return keyed, self._censor
+
     def censor(self, rows: list[Any], traces: Traces) -> None:
         """Replaces every redacted value of ``rows`` in place, recording them in ``traces``.
 
@@ -240,7 +252,7 @@ def _last(step: str) -> Visit:
         return each
 
     def key(nodes: list[Any], sink: _Sink) -> None:
-        values = _get(nodes, step)
+        values = values_at(nodes, step)
         if None in values:  # absent or None: nothing to hide
             kept = [(n, v) for n, v in zip(nodes, values, strict=True) if v is not None]
             nodes, values = [n for n, _ in kept], [v for _, v in kept]
@@ -266,7 +278,7 @@ def _step(step: str, inner: Visit, copy: bool) -> Visit:
         elif step == _ANY:
             below = [v for node in nodes if isinstance(node, dict) for v in node.values()]
         else:
-            below = _get(nodes, step)
+            below = values_at(nodes, step)
             if None in below:
                 below = [node for node in below if node is not None]
         if below:
@@ -295,218 +307,6 @@ def _entries(node: Any, step: str) -> Iterable[tuple[Any, Any]]:
     if step == _ITEMS:
         return enumerate(node) if isinstance(node, list) else ()
     return node.items() if isinstance(node, dict) else ()
-
-
-def _get(nodes: list[Any], key: str) -> list[Any]:
-    """``node.get(key)`` of each node, ``None`` for a node that is no dict."""
-    try:
-        return list(map(dict.get, nodes, repeat(key)))  # in C, while every node is a dict
-    except TypeError:
-        return [node.get(key) if isinstance(node, dict) else None for node in nodes]
-
-
-_HOLDERS: Final = (str, list, tuple, Mapping)
-"""The types of values that hold text, or values that may."""
-
-
-Path = tuple[str, ...] | None
-"""The keys from a row to a column's strings; ``None`` below a list or a mixed column."""
-
-Column = tuple[Sequence[int], list[str], Path, str]
-"""Strings of the data: the index of the row (top-level item) each is in, their path, and
-all of them joined by NUL characters, as searched."""
-
-
-def _columns(data: Any, shortest: int) -> list[Column]:
-    """The data's strings that may hold a form ``shortest`` long, at any depth.
-
-    Read a column at a time (one key of every row, in C: ``map``, ``set``), so a column
-    of ids, statuses or names costs a few C loops, not a Python step per value, and a
-    column whose values are all shorter than ``shortest`` is left at once. Each string
-    comes with its row, so only the rows holding a trace are rewritten (``_scrubbed_data``).
-    """
-    found: list[Column] = []
-    top = data if isinstance(data, list) else [data]
-    columns: list[tuple[Sequence[int], list[Any], Path, str | set[type]]] = [
-        (range(len(top)), top, (), _kind(top))
-    ]
-    while columns:
-        rows, column, path, kind = columns.pop()
-        if isinstance(kind, str):
-            if max(map(len, column), default=0) >= shortest:  # else no value can hold a form
-                found.append((rows, column, path, kind))
-        elif kind == {dict}:
-            columns.extend(
-                (rows, values, None if path is None else (*path, key), below)
-                for key, values, below in _by_key(column)
-            )
-        elif any(issubclass(k, _HOLDERS) for k in kind):  # mixed: each kind on its own
-            pairs = list(zip(rows, column, strict=True))
-            long = [(r, v) for r, v in pairs if isinstance(v, str) and len(v) >= shortest]
-            if long:
-                strings = [v for _, v in long]
-                found.append(([r for r, _ in long], strings, path, "\0".join(strings)))
-            for inner in (
-                [(r, v.values()) for r, v in pairs if isinstance(v, Mapping)],
-                [(r, v) for r, v in pairs if isinstance(v, list | tuple)],
-            ):
-                if inner:
-                    rows_below = [r for r, items in inner for _ in items]
-                    values = [i for _, items in inner for i in items]
-                    columns.append((rows_below, values, None, _kind(values)))
-    return found
-
-
-class _Absent:
-    """What a row lacking a key gives while the keys of the first row are tried."""
-
-
-_ABSENT: Final = _Absent()
-
-
-def _kind(column: list[Any]) -> str | set[type]:
-    """A column of strings joined by NUL characters (as searched), else its values' types."""
-    try:  # in C; a column of numbers or dates fails at its first value
-        return "\0".join(column)
-    except TypeError:
-        return set(map(type, column))
-
-
-def _by_key(column: list[dict[Any, Any]]) -> list[tuple[Any, list[Any], str | set[type]]]:
-    """Each key of the dicts ``column``, with every dict's value (``None`` if it has none).
-
-    Rows mostly share their keys (masking made them): the first row's keys are tried,
-    which costs a C loop a key, and the union of all the keys is taken only when a row
-    turns out to lack one of them.
-    """
-    first = column[0]
-    if set(map(len, column)) == {len(first)}:
-        tried = []
-        for key in first:
-            values = list(map(dict.get, column, repeat(key), repeat(_ABSENT)))
-            kind = _kind(values)
-            if not isinstance(kind, str) and _Absent in kind:
-                break  # a row lacks it, and has as many keys: some key is not the first's
-            tried.append((key, values, kind))
-        else:
-            return tried
-    keys = set().union(*map(dict.keys, column))
-    return [(key, values, _kind(values)) for key in keys for values in [_get(column, key)]]
-
-
-Hit = tuple[int, tuple[str, str]]
-"""An automaton's hit: where it ends in the text searched, and (the trace, its text)."""
-
-
-def _automaton(forms: Mapping[str, str]) -> Any:
-    """An Aho-Corasick automaton (pyahocorasick, in C) finding each form, ``(form, text)``.
-
-    Built once per response for every text searched, so a search costs the text's length
-    plus the number of forms, never their product. A form holding a character JSON
-    escapes is also found escaped (JSON data, ``ui.json``, ECharts options).
-    """
-    # in C: the common case, every form long enough
-    fit = min(map(len, forms), default=0) >= MIN_TRACE
-    words = forms if fit else {form: text for form, text in forms.items() if len(form) >= MIN_TRACE}
-    if not words:
-        return None  # an automaton needs a word: nothing to search for
-    automaton = ahocorasick.Automaton()
-    deque(map(automaton.add_word, words, words.items()), maxlen=0)
-    if _ESCAPED.search("".join(words)):  # in C: the common case, no form to escape
-        for form in filter(_ESCAPED.search, words):
-            escaped = json.dumps(form, ensure_ascii=False)[1:-1]
-            automaton.add_word(escaped, (escaped, words[form]))
-    automaton.make_automaton()
-    return automaton
-
-
-def _rewrite(text: str, hits: Iterable[Hit], offset: int = 0) -> str:
-    """``text`` with its hits replaced, as one pass of the traces longest first would:
-    the leftmost hit, the longest of those starting there, then on after its end.
-
-    ``offset`` is where ``text`` starts in the text searched; a hit starting before it
-    (a trace holding the separator, across two strings) is no hit of ``text``.
-    """
-    spans = sorted((end - offset - len(trace) + 1, -len(trace), new) for end, (trace, new) in hits)
-    parts: list[str] = []
-    at = 0
-    for start, minus_length, new in spans:
-        if start >= at:
-            parts += (text[at:start], new)
-            at = start - minus_length
-    parts.append(text[at:])
-    return "".join(parts)
-
-
-def _scrubbed_data(data: Any, shortest: int, automaton: Any) -> Any:
-    """``data`` with every trace in its strings replaced (a phone typed into a note).
-
-    Each string column is joined and searched in one automaton pass; a hit's position
-    tells which string holds it. Only the rows holding a trace are rewritten, and in
-    them only the containers on the way to such a string are copied (``_rewritten``).
-    """
-    replaced: dict[str, str] = {}
-    dirty: dict[int, list[Path]] = {}
-    for rows, column, path, joined in _columns(data, shortest):
-        hits: list[Hit] = list(automaton.iter(joined))
-        if not hits:
-            continue
-        # ends[i]: where string i's separator ends: a hit is in the first string ending past it.
-        ends = list(accumulate(map((1).__add__, map(len, column))))
-        held: dict[int, list[Hit]] = {}
-        for hit in hits:
-            held.setdefault(bisect_right(ends, hit[0]), []).append(hit)
-        for index, found in held.items():
-            value = column[index]
-            new = _rewrite(value, found, ends[index] - len(value) - 1)
-            if new != value:
-                replaced[value] = new
-                dirty.setdefault(rows[index], []).append(path)
-    if not dirty:
-        return data
-    text = functools.partial(_get_or_same, replaced)
-    if not isinstance(data, list):
-        return _rewritten(data, dirty[0], text)
-    rewritten = data.copy()
-    for row, paths in dirty.items():
-        rewritten[row] = _rewritten(data[row], paths, text)
-    return rewritten
-
-
-def _get_or_same(table: dict[str, str], text: str) -> str:
-    return table.get(text, text)
-
-
-def _rewritten(node: Any, paths: list[Path], text: Callable[[str], str]) -> Any:
-    """``node`` with ``text`` applied at the end of each path, copying what it passes;
-    the whole of it (``_scrubbed``) where a path is unknown or ends here."""
-    if None in paths or () in paths:
-        return _scrubbed(node, text)
-    tails: dict[str, list[Path]] = {}
-    for path in paths:
-        if path:  # always: None and () were handled above
-            tails.setdefault(path[0], []).append(path[1:])
-    copy = node.copy()  # a path's keys only ever pass through dicts
-    for key, below in tails.items():
-        copy[key] = _rewritten(node[key], below, text)
-    return copy
-
-
-def _scrubbed(node: Any, text: Callable[[str], str]) -> Any:
-    """``node`` with ``text`` applied to every string in it; a container is copied only
-    where something inside it changed (it may be the caller's own, passed through)."""
-    if isinstance(node, str):
-        return text(node)
-    if isinstance(node, dict):
-        changed = {key: _scrubbed(value, text) for key, value in node.items()}
-        same = all(changed[key] is value for key, value in node.items())
-        return node if same else changed
-    if isinstance(node, list | tuple):
-        items = [_scrubbed(item, text) for item in node]
-        if all(new is old for new, old in zip(items, node, strict=True)):
-            return node
-        return items if isinstance(node, list) else tuple(items)
-    return node
 
 
 def _rebuilt(schema: Any, steps: tuple[str, ...]) -> bool:
@@ -581,53 +381,69 @@ class Scrubber:
     All the values (one per row in view) are searched for at once by one automaton
     (``_automaton``), made on first use and used for every text of the response, so the
     cost follows the texts' length plus the number of values, not their product.
+
+    Args:
+        traces: the redacted values to search for.
+        fields: what the data's fields can hold (``text_fields``), so the data's search
+            reads only the columns that may hold text; ``None`` walks every value.
+        filled: the paths redaction filled with one fixed text, and that text: not
+            searched again, unless the text itself holds a trace.
     """
 
-    __slots__ = ("_automaton", "_forms", "_traces")
+    __slots__ = ("_fields", "_filled", "_finder", "_made", "_traces")
 
-    def __init__(self, traces: Traces) -> None:
+    def __init__(
+        self,
+        traces: Traces,
+        fields: Fields | None = None,
+        filled: tuple[tuple[tuple[str, ...], ...], str] = ((), ""),
+    ) -> None:
         self._traces = traces
-        self._forms: dict[str, str] | None = None
-        self._automaton: Any = None
+        self._fields = fields
+        self._filled = filled
+        self._finder: Finder | None = None
+        self._made = False
 
-    def _search(self) -> tuple[dict[str, str], Any]:
-        """The forms and the automaton finding them, made on first use."""
-        if self._forms is None:
-            self._forms = self._traces.forms()
-            self._automaton = _automaton(self._forms)
-        return self._forms, self._automaton
+    def _search(self) -> Finder | None:
+        """The finder of the traces' forms, made on first use; ``None`` if none fits."""
+        if not self._made:
+            self._finder, self._made = finder_of(self._traces.forms()), True
+        return self._finder
 
-    def _shortest(self) -> int:
-        """The length of the shortest form searched for: shorter strings cannot hold one."""
-        forms, _ = self._search()
-        return max(MIN_TRACE, min(map(len, forms), default=MIN_TRACE))
+    def _data_columns(self, data: Any, finder: Finder) -> list[Column]:
+        """The data's strings that may hold a trace (``planned``, else ``columns``)."""
+        if self._fields is None:
+            return columns(data, finder.shortest)
+        paths, text = self._filled
+        skip = () if finder.hits(text) else paths
+        return planned(data, self._fields, finder.shortest, skip)
 
     def _text(self, text: str) -> str:
         """``text`` with every trace replaced; ``text`` itself where none occurs."""
-        _, automaton = self._search()
-        if automaton is None or len(text) < MIN_TRACE:
+        finder = self._search()
+        if finder is None or len(text) < finder.shortest:
             return text
-        hits = list(automaton.iter(text))
-        return _rewrite(text, hits) if hits else text
+        hits = finder.hits(text)
+        return rewrite(text, hits) if hits else text
 
     def found(self, texts: Iterable[str]) -> list[tuple[str, str]]:
         """The traces that occur in ``texts`` with their replacements, longest first."""
         joined = "\0".join(texts)
-        _, automaton = self._search()
-        if automaton is None or len(joined) < MIN_TRACE:
+        finder = self._search()
+        if finder is None or len(joined) < MIN_TRACE:
             return []
-        found = dict(hit for _, hit in automaton.iter(joined))
+        found = dict(hit for _, hit in finder.hits(joined))
         return sorted(found.items(), key=lambda item: -len(item[0]))
 
     def view(self, view: ResponseView) -> ResponseView:
         """The view with every trace replaced: in the data's other strings (its redacted
         values are censored already: a phone typed into a note) and in every other part."""
-        _, automaton = self._search()
-        if automaton is None:  # no value long enough to search for
+        finder = self._search()
+        if finder is None:  # no value long enough to search for
             return view
         rows = len(view.data) if isinstance(view.data, list) else 0
         with collector_paused(rows):  # its copies would trigger collections of every row
-            data = _scrubbed_data(view.data, self._shortest(), automaton)
+            data = scrubbed_data(view.data, finder, self._data_columns(view.data, finder))
         text = self._text
 
         def block(ui: UIBlock) -> UIBlock:
@@ -638,12 +454,12 @@ class Scrubber:
             return replace(ui, content=content, title=title, type=kind)
 
         bullets: dict[str, Any] = {}
-        for field, text_of, rewrite in _TEXT_KINDS:
+        for field, text_of, rewrite_entry in _TEXT_KINDS:
             entries, written = getattr(view, field), []
             for entry in entries:
                 old = text_of(entry)
                 new = text(old)
-                written.append(entry if new is old else rewrite(entry, new))
+                written.append(entry if new is old else rewrite_entry(entry, new))
             if any(new is not old for new, old in zip(written, entries, strict=True)):
                 bullets[field] = tuple(written)
         ui_blocks, embeds = tuple(map(block, view.ui_blocks)), tuple(map(block, view.embeds))

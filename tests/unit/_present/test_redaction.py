@@ -11,13 +11,12 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from mcpfusion import DefinitionError, Presenter, require_view, ui
+from mcpfusion._present import data_search
 from mcpfusion._present.redaction import (
     Redaction,
     Scrubber,
     Traces,
-    _columns,
     _rebuilt,
-    _scrubbed,
     parse_path,
 )
 from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
@@ -205,7 +204,7 @@ def test_columns_read_every_depth_with_rows_and_paths_and_skip_short_columns() -
     ]
     columns = {
         (tuple(rows), tuple(column), path)
-        for rows, column, path, joined in _columns(data, 5)
+        for rows, column, path, joined in data_search.columns(data, 5)
         if joined == "\0".join(column)
     }
     assert columns == {
@@ -213,15 +212,17 @@ def test_columns_read_every_depth_with_rows_and_paths_and_skip_short_columns() -
         ((0,), ("x@y.example",), None),  # below a mixed column: the row is walked whole
         ((0,), ("long tag",), None),
     }
-    assert {s for _, column, _, _ in _columns(data, 2) for s in column} == {
+    assert {s for _, column, _, _ in data_search.columns(data, 2) for s in column} == {
         "a1",
         "a2",
         "call 5551234",
         "x@y.example",
         "long tag",
     }
-    assert _columns("a lone string", 4) == [(range(1), ["a lone string"], (), "a lone string")]
-    assert _columns([1, None, 2.5], 4) == []
+    assert data_search.columns("a lone string", 4) == [
+        (range(1), ["a lone string"], (), "a lone string")
+    ]
+    assert data_search.columns([1, None, 2.5], 4) == []
 
 
 def test_data_rewrites_only_rows_holding_a_trace() -> None:
@@ -247,11 +248,11 @@ def test_scrubbed_copies_only_what_changes() -> None:
     """A container holding no trace is the same object; the caller's data is never written."""
     kept = {"k": "nothing here"}
     data: dict[str, Any] = {"note": "phone 5551234", "kept": kept, "list": ["5551234", 7]}
-    scrubbed = _scrubbed(data, lambda text: text.replace("5551234", "[R]"))
+    scrubbed = data_search.scrubbed(data, lambda text: text.replace("5551234", "[R]"))
     assert scrubbed == {"note": "phone [R]", "kept": kept, "list": ["[R]", 7]}
     assert scrubbed["kept"] is kept
     assert data["note"] == "phone 5551234" and data["list"][0] == "5551234"
-    assert _scrubbed(kept, str.upper) is not kept
+    assert data_search.scrubbed(kept, str.upper) is not kept
 
 
 @given(
@@ -282,3 +283,13 @@ def test_a_trace_never_spans_two_strings_of_the_data() -> None:
         {"a": "head on", "b": "x [R] y", "c": "ring [R]"},
     ]
     assert data[0] is rows[0]
+
+
+def test_a_nul_inside_a_string_of_the_data_is_no_separator() -> None:
+    """A string holding the separator itself is rewritten alone, rows never misaligned."""
+    traces = Traces()
+    traces.add(["5551234"], "[R]")
+    rows: list[Any] = [{"b": "x\0y 5551234"}, {"b": "5551234"}, {"b": "quiet"}]
+    data = Scrubber(traces).view(ResponseView(rows)).data
+    assert data == [{"b": "x\0y [R]"}, {"b": "[R]"}, rows[2]]
+    assert data[2] is rows[2]

@@ -1,0 +1,318 @@
+"""Redaction's search of the data and texts for traces: Aho-Corasick, a column at a time."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from bisect import bisect_right
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import accumulate, compress, count, repeat
+from operator import ne
+from typing import Any, Final
+
+import ahocorasick
+
+from mcpfusion._present.text_fields import TEXT, Fields
+
+MIN_TRACE: Final = 4
+"""The shortest string (characters) or number (digits) searched for in the other blocks:
+shorter values would match inside unrelated text."""
+
+_ESCAPED: Final = re.compile(r'["\\\x00-\x1f]')
+"""A character JSON writes escaped: a form holding one is also searched for escaped."""
+
+
+def values_at(nodes: list[Any], key: str) -> list[Any]:
+    """``node.get(key)`` of each node, ``None`` for a node that is no dict."""
+    try:
+        return list(map(dict.get, nodes, repeat(key)))  # in C, while every node is a dict
+    except TypeError:
+        return [node.get(key) if isinstance(node, dict) else None for node in nodes]
+
+
+_HOLDERS: Final = (str, list, tuple, Mapping)
+"""The types of values that hold text, or values that may."""
+
+
+Path = tuple[str, ...] | None
+"""The keys from a row to a column's strings; ``None`` below a list or a mixed column."""
+
+Column = tuple[Sequence[int], list[str], Path, str]
+"""Strings of the data: the index of the row (top-level item) each is in, their path, and
+all of them joined by NUL characters, as searched."""
+
+
+def columns(data: Any, shortest: int) -> list[Column]:
+    """The data's strings that may hold a form ``shortest`` long, at any depth.
+
+    Read a column at a time (one key of every row, in C: ``map``, ``set``), so a column
+    of ids, statuses or names costs a few C loops, not a Python step per value, and a
+    column whose values are all shorter than ``shortest`` is left at once. Each string
+    comes with its row, so only the rows holding a trace are rewritten (``scrubbed_data``).
+    """
+    top = data if isinstance(data, list) else [data]
+    return _walked([(range(len(top)), top, (), _kind(top))], shortest)
+
+
+Pending = tuple[Sequence[int], list[Any], Path, str | set[type]]
+"""A column still to walk: its rows, values, path, and ``_kind``."""
+
+
+def _walked(columns: list[Pending], shortest: int) -> list[Column]:
+    """The strings of ``columns`` and of everything inside them (``columns``)."""
+    found: list[Column] = []
+    while columns:
+        rows, column, path, kind = columns.pop()
+        if isinstance(kind, str):
+            if max(map(len, column), default=0) >= shortest:  # else no value can hold a form
+                found.append((rows, column, path, kind))
+        elif kind == {dict}:
+            columns.extend(
+                (rows, values, None if path is None else (*path, key), below)
+                for key, values, below in _by_key(column)
+            )
+        elif any(issubclass(k, _HOLDERS) for k in kind):  # mixed: each kind on its own
+            pairs = list(zip(rows, column, strict=True))
+            long = [(r, v) for r, v in pairs if isinstance(v, str) and len(v) >= shortest]
+            if long:
+                strings = [v for _, v in long]
+                found.append(([r for r, _ in long], strings, path, "\0".join(strings)))
+            for inner in (
+                [(r, v.values()) for r, v in pairs if isinstance(v, Mapping)],
+                [(r, v) for r, v in pairs if isinstance(v, list | tuple)],
+            ):
+                if inner:
+                    rows_below = [r for r, items in inner for _ in items]
+                    values = [i for _, items in inner for i in items]
+                    columns.append((rows_below, values, None, _kind(values)))
+    return found
+
+
+class _Absent:
+    """What a row lacking a key gives while the keys of the first row are tried."""
+
+
+_ABSENT: Final = _Absent()
+
+
+def _kind(column: list[Any]) -> str | set[type]:
+    """A column of strings joined by NUL characters (as searched), else its values' types."""
+    try:  # in C; a column of numbers or dates fails at its first value
+        return "\0".join(column)
+    except TypeError:
+        return set(map(type, column))
+
+
+def _by_key(column: list[dict[Any, Any]]) -> list[tuple[Any, list[Any], str | set[type]]]:
+    """Each key of the dicts ``column``, with every dict's value (``None`` if it has none).
+
+    Rows mostly share their keys (masking made them): the first row's keys are tried,
+    which costs a C loop a key, and the union of all the keys is taken only when a row
+    turns out to lack one of them.
+    """
+    first = column[0]
+    if set(map(len, column)) == {len(first)}:
+        tried = []
+        for key in first:
+            values = list(map(dict.get, column, repeat(key), repeat(_ABSENT)))
+            kind = _kind(values)
+            if not isinstance(kind, str) and _Absent in kind:
+                break  # a row lacks it, and has as many keys: some key is not the first's
+            tried.append((key, values, kind))
+        else:
+            return tried
+    keys = set().union(*map(dict.keys, column))
+    return [(key, values, _kind(values)) for key in keys for values in [values_at(column, key)]]
+
+
+def planned(data: Any, fields: Fields, shortest: int, skip: Iterable[Path]) -> list[Column]:
+    """``columns`` read through the schema (``text_fields``).
+
+    Masking keeps only the schema's keys (and an embed's, ``WALK``). A column the schema
+    says holds no text, or only ``Literal`` strings too short to hold a form, or that
+    redaction filled with its fixed text (``skip``), is passed without looking at it; a
+    nested model's fields are read the same way; the rest (an embed, a list, a column
+    with ``None`` or other types in it) is walked as ``columns`` does.
+    """
+    top = data if isinstance(data, list) else [data]
+    if not top or set(map(type, top)) != {dict}:
+        return columns(data, shortest)
+    skipped = set(skip)
+    found: list[Column] = []
+    pending: list[Pending] = []
+    models: list[tuple[Sequence[int], list[Any], tuple[str, ...], Fields]] = [
+        (range(len(top)), top, (), fields)
+    ]
+    while models:
+        rows, nodes, path, known = models.pop()
+        for key, kind in known.items():  # masking keeps no other key; a row may lack one
+            at = (*path, key)
+            if kind is None or at in skipped or (isinstance(kind, int) and kind < shortest):
+                continue
+            values = values_at(nodes, key)
+            if isinstance(kind, dict) and set(map(type, values)) == {dict}:
+                models.append((rows, values, at, kind))
+            elif kind == TEXT:
+                try:  # in C; a None fails, and the column is walked
+                    # A first long value spares measuring them all (free text: notes).
+                    if len(values[0]) >= shortest or max(map(len, values)) >= shortest:
+                        found.append((rows, values, at, "\0".join(values)))
+                except TypeError:
+                    pending.append((rows, values, at, _kind(values)))
+            else:
+                pending.append((rows, values, at, _kind(values)))
+    return found + _walked(pending, shortest)
+
+
+Hit = tuple[int, tuple[str, str]]
+"""An automaton's hit: where it ends in the text searched, and (the trace, its text)."""
+
+
+class Finder:
+    """Finds every form at once: an Aho-Corasick automaton (pyahocorasick, in C).
+
+    Built once per response for every text searched, so a search costs the text's length
+    plus the number of forms, never their product. The automaton stores only each form's
+    length (no Python object a form: cheaper to build); a hit is read back from the text.
+    A form holding a character JSON escapes is also found escaped (JSON data,
+    ``ui.json``, ECharts options).
+    """
+
+    __slots__ = ("_automaton", "_texts", "shortest")
+
+    def __init__(self, words: Mapping[str, str], shortest: int) -> None:
+        self._texts = dict(words)
+        self.shortest = shortest
+        """The length of the shortest form: a shorter string holds none."""
+        automaton = ahocorasick.Automaton(ahocorasick.STORE_LENGTH)
+        deque(map(automaton.add_word, words), maxlen=0)
+        if _ESCAPED.search("".join(words)):  # in C: the common case, no form to escape
+            for form in filter(_ESCAPED.search, words):
+                escaped = json.dumps(form, ensure_ascii=False)[1:-1]
+                self._texts.setdefault(escaped, words[form])
+                automaton.add_word(escaped)
+        automaton.make_automaton()
+        self._automaton = automaton
+
+    def hits(self, text: str) -> list[Hit]:
+        """Every occurrence of a form in ``text``, overlapping ones included."""
+        texts, found = self._texts, []
+        for end, length in self._automaton.iter(text):
+            trace = text[end - length + 1 : end + 1]
+            found.append((end, (trace, texts[trace])))
+        return found
+
+
+def finder_of(forms: Mapping[str, str]) -> Finder | None:
+    """The finder of ``forms`` long enough to search for; ``None`` if there is none."""
+    shortest = min(map(len, forms), default=0)  # in C: the common case, every form fits
+    if shortest < MIN_TRACE:
+        forms = {form: text for form, text in forms.items() if len(form) >= MIN_TRACE}
+        shortest = min(map(len, forms), default=0)
+    return Finder(forms, shortest) if forms else None  # an automaton needs a word
+
+
+def rewrite(text: str, hits: Iterable[Hit], offset: int = 0) -> str:
+    """``text`` with its hits replaced, as one pass of the traces longest first would:
+    the leftmost hit, the longest of those starting there, then on after its end.
+
+    ``offset`` is where ``text`` starts in the text searched; a hit starting before it
+    (a trace holding the separator, across two strings) is no hit of ``text``.
+    """
+    spans = sorted((end - offset - len(trace) + 1, -len(trace), new) for end, (trace, new) in hits)
+    parts: list[str] = []
+    at = 0
+    for start, minus_length, new in spans:
+        if start >= at:
+            parts += (text[at:start], new)
+            at = start - minus_length
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def scrubbed_data(data: Any, finder: Finder, columns: list[Column]) -> Any:
+    """``data`` with every trace in its strings replaced (a phone typed into a note).
+
+    Each string column is joined and searched in one automaton pass; a hit's position
+    tells which string holds it. Only the rows holding a trace are rewritten, and in
+    them only the containers on the way to such a string are copied (``_rewritten``).
+    """
+    replaced: dict[str, str] = {}
+    dirty: dict[int, list[Path]] = {}
+    for rows, column, path, joined in columns:
+        hits = finder.hits(joined)
+        if hits:
+            for index, new in _changed(column, joined, hits):
+                replaced[column[index]] = new
+                dirty.setdefault(rows[index], []).append(path)
+    if not dirty:
+        return data
+    text = functools.partial(_get_or_same, replaced)
+    if not isinstance(data, list):
+        return _rewritten(data, dirty[0], text)
+    rewritten = data.copy()
+    for row, paths in dirty.items():
+        rewritten[row] = _rewritten(data[row], paths, text)
+    return rewritten
+
+
+def _changed(column: list[str], joined: str, hits: list[Hit]) -> Iterable[tuple[int, str]]:
+    """The index and new text of each string of ``column`` that its ``hits`` change.
+
+    The joined text is rewritten at once and split again, and the strings compared with
+    the old ones in C, while no string, trace or replacement holds the separator (a hit
+    could then span two strings); else each string holding a hit is rewritten alone.
+    """
+    if (
+        "\0" not in "".join(trace + new for _, (trace, new) in hits)
+        and joined.count("\0") == len(column) - 1
+    ):
+        new_column = rewrite(joined, hits).split("\0")
+        return ((i, new_column[i]) for i in compress(count(), map(ne, new_column, column)))
+    # ends[i]: where string i's separator ends: a hit is in the first string ending past it.
+    ends = list(accumulate(map((1).__add__, map(len, column))))
+    held: dict[int, list[Hit]] = {}
+    for hit in hits:
+        held.setdefault(bisect_right(ends, hit[0]), []).append(hit)
+    found = (
+        (i, column[i], rewrite(column[i], h, ends[i] - len(column[i]) - 1)) for i, h in held.items()
+    )
+    return [(index, new) for index, value, new in found if new != value]
+
+
+def _get_or_same(table: dict[str, str], text: str) -> str:
+    return table.get(text, text)
+
+
+def _rewritten(node: Any, paths: list[Path], text: Callable[[str], str]) -> Any:
+    """``node`` with ``text`` applied at the end of each path, copying what it passes;
+    the whole of it (``scrubbed``) where a path is unknown or ends here."""
+    if None in paths or () in paths:
+        return scrubbed(node, text)
+    tails: dict[str, list[Path]] = {}
+    for path in paths:
+        if path:  # always: None and () were handled above
+            tails.setdefault(path[0], []).append(path[1:])
+    copy = node.copy()  # a path's keys only ever pass through dicts
+    for key, below in tails.items():
+        copy[key] = _rewritten(node[key], below, text)
+    return copy
+
+
+def scrubbed(node: Any, text: Callable[[str], str]) -> Any:
+    """``node`` with ``text`` applied to every string in it; a container is copied only
+    where something inside it changed (it may be the caller's own, passed through)."""
+    if isinstance(node, str):
+        return text(node)
+    if isinstance(node, dict):
+        changed = {key: scrubbed(value, text) for key, value in node.items()}
+        same = all(changed[key] is value for key, value in node.items())
+        return node if same else changed
+    if isinstance(node, list | tuple):
+        items = [scrubbed(item, text) for item in node]
+        if all(new is old for new, old in zip(items, node, strict=True)):
+            return node
+        return items if isinstance(node, list) else tuple(items)
+    return node
