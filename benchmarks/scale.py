@@ -27,6 +27,7 @@ from typing import Any
 
 import anyio
 import httpx2
+import toon_format
 from mcp.server.subscriptions import ToolsListChanged
 
 from mcpfusion.redis import RedisSubscriptionBus
@@ -74,8 +75,12 @@ async def throughput(url: str, seconds: float) -> dict[str, Any]:
                 arguments = {"action": "get_customer", "customer_id": "CUS-0001"}
                 result = await load.call_tool(http, url, request_id, "customers", arguments)
                 latencies.append(time.perf_counter() - started)
-                data = json.loads(result["content"][0]["text"])
-                if result.get("isError") or data.get("id") != expected["id"]:
+                if result.get("isError"):
+                    wrong += 1
+                    continue
+                # The billing app's data block is TOON, its default (SPEC §10).
+                data = toon_format.decode(result["content"][0]["text"])
+                if not isinstance(data, dict) or data.get("id") != expected["id"]:
                     wrong += 1
 
     started = time.perf_counter()
