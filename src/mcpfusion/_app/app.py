@@ -485,11 +485,7 @@ class Fusion(Listings, Surfaces):
 
     def _dispatch(self, request: SurfaceRequest) -> Awaitable[ToolResponse]:
         """Runs a resource read, prompt or completion through the pipeline (``dispatch``)."""
-        return (self._pipeline or self._built()).dispatch(
-            request.kind, request.name, request.step, request.action, request.kwargs,
-            request.identity, request.meta, request.client, request.factory, request.rejection,
-            request.outcome,
-        )  # fmt: skip
+        return (self._pipeline or self._built()).dispatch(*request)
 
     def _checked(self, response: ToolResponse) -> ToolResponse:
         """A resource's or prompt's response with its suggestion targets checked and
