@@ -257,6 +257,31 @@ class Browser:
         """A token request."""
         return await self.request("POST", f"{self.stack.base}/oauth/token", data=form)
 
+    async def redeem(
+        self, client_id: str, code: str, verifier: str, **form: str
+    ) -> httpx2.Response:
+        """The token request for an authorization ``code`` with its PKCE ``verifier``."""
+        return await self.token(
+            grant_type="authorization_code",
+            code=code,
+            redirect_uri=CLIENT_REDIRECT,
+            client_id=client_id,
+            code_verifier=verifier,
+            **form,
+        )
+
+    async def signed_in(
+        self, login: str = "alice", **params: str
+    ) -> tuple[dict[str, Any], httpx2.Response]:
+        """Registers a client, signs ``login`` in for it (``params`` change the authorization
+        request) and redeems the code: the client and the token endpoint's answer."""
+        client = await self.register()
+        verifier, challenge = pkce()
+        back = await self.sign_in(
+            self.authorize_url(client["client_id"], challenge, **params), login
+        )
+        return client, await self.redeem(client["client_id"], back["code"], verifier)
+
 
 def _redacted(url: str) -> str:
     parts = urlsplit(url)

@@ -13,7 +13,6 @@ from mcp.client.streamable_http import streamable_http_client
 from mcpfusion import Context, Fusion
 from mcpfusion.auth import JWTVerifier, SignIn, TokenExchange
 from tests.e2e.signin_servers import (
-    CLIENT_REDIRECT,
     Browser,
     browser,
     node_client_call,
@@ -58,14 +57,7 @@ async def full_flow(user: Browser) -> list[str]:
     back = await user.sign_in(user.authorize_url(client["client_id"], challenge))
     assert back["state"] == "client-state" and back["iss"] == f"{stack.base}/"
     tokens = (
-        await user.token(
-            grant_type="authorization_code",
-            code=back["code"],
-            redirect_uri=CLIENT_REDIRECT,
-            client_id=client["client_id"],
-            code_verifier=verifier,
-            resource=stack.mcp,
-        )
+        await user.redeem(client["client_id"], back["code"], verifier, resource=stack.mcp)
     ).json()
     assert tokens["token_type"] == "Bearer" and tokens["scope"] == "billing:read"
     result = await call(stack.mcp, tokens["access_token"])
@@ -118,16 +110,7 @@ async def test_the_signed_in_identity_carries_the_providers_claims_and_tenant() 
     """The facade's token names the provider's subject, its email and the mapped tenant."""
     with anyio.fail_after(120):
         async with signin_stack() as stack, browser(stack) as user:
-            client = await user.register()
-            verifier, challenge = pkce()
-            back = await user.sign_in(user.authorize_url(client["client_id"], challenge), "bob")
-            answer = await user.token(
-                grant_type="authorization_code",
-                code=back["code"],
-                redirect_uri=CLIENT_REDIRECT,
-                client_id=client["client_id"],
-                code_verifier=verifier,
-            )
+            client, answer = await user.signed_in("bob")
             identity = await stack_verifier(stack, answer.json()["access_token"])
     assert identity.subject == "bob" and identity.tenant == "acme"
     assert identity.claims["email"] == "bob@example.com"
@@ -199,17 +182,7 @@ def ledger_app(settings: SignIn) -> Fusion:
 
 async def signed_in_token(user: Browser) -> str:
     """An access token of the facade for a user who signed in."""
-    client = await user.register()
-    verifier, challenge = pkce()
-    url = user.authorize_url(client["client_id"], challenge, scope="")
-    back = await user.sign_in(url)
-    answer = await user.token(
-        grant_type="authorization_code",
-        code=back["code"],
-        redirect_uri=CLIENT_REDIRECT,
-        client_id=client["client_id"],
-        code_verifier=verifier,
-    )
+    _, answer = await user.signed_in(scope="")
     token: str = answer.json()["access_token"]
     return token
 
@@ -273,17 +246,5 @@ async def test_the_users_own_rights_bound_the_scopes_a_client_gets() -> None:
 
     with anyio.fail_after(120):
         async with signin_stack(scopes_of=rights) as stack, browser(stack) as user:
-            client = await user.register()
-            verifier, challenge = pkce()
-            url = user.authorize_url(
-                client["client_id"], challenge, scope="billing:read billing:write"
-            )
-            back = await user.sign_in(url)
-            answer = await user.token(
-                grant_type="authorization_code",
-                code=back["code"],
-                redirect_uri=CLIENT_REDIRECT,
-                client_id=client["client_id"],
-                code_verifier=verifier,
-            )
+            _, answer = await user.signed_in(scope="billing:read billing:write")
     assert answer.json()["scope"] == "billing:read"

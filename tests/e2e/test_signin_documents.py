@@ -45,13 +45,7 @@ async def signed_in(user: Browser, client_id: str) -> httpx2.Response:
     """The token endpoint's answer after the user signs in for the client ``client_id``."""
     verifier, challenge = pkce()
     back = await user.sign_in(user.authorize_url(client_id, challenge))
-    return await user.token(
-        grant_type="authorization_code",
-        code=back["code"],
-        redirect_uri=CLIENT_REDIRECT,
-        client_id=client_id,
-        code_verifier=verifier,
-    )
+    return await user.redeem(client_id, back["code"], verifier)
 
 
 async def test_a_client_named_by_its_document_signs_in_calls_and_refreshes() -> None:

@@ -6,7 +6,7 @@ import anyio
 import httpx2
 import pytest
 
-from tests.e2e.signin_servers import CLIENT_REDIRECT, browser, pkce, sdk_client_call, signin_stack
+from tests.e2e.signin_servers import browser, pkce, sdk_client_call, signin_stack
 from tests.e2e.test_signin import full_flow, stack_verifier
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -43,17 +43,7 @@ async def test_the_user_is_read_from_the_providers_api() -> None:
     e-mail of /user/emails, the login as preferred_username, and the tenant from /user/orgs."""
     with anyio.fail_after(120):
         async with signin_stack(oauth_only=True) as stack, browser(stack) as user:
-            client = await user.register()
-            verifier, challenge = pkce()
-            url = user.authorize_url(client["client_id"], challenge)
-            back = await user.sign_in(url, "carol+globex")
-            answer = await user.token(
-                grant_type="authorization_code",
-                code=back["code"],
-                redirect_uri=CLIENT_REDIRECT,
-                client_id=client["client_id"],
-                code_verifier=verifier,
-            )
+            _, answer = await user.signed_in("carol+globex")
             identity = await stack_verifier(stack, answer.json()["access_token"])
     assert identity.subject == github_id("carol+globex") and identity.tenant == "globex"
     assert identity.claims["email"] == "carol+globex@example.com"
