@@ -17,7 +17,6 @@ is one JSON object of the figures.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +24,7 @@ from typing import Any
 import anyio
 
 from benchmarks.presenter import invoice_view, make_rows
-from benchmarks.timing import all_passed, batched_seconds, report, target
+from benchmarks.timing import best_seconds, main_in_rounds, target
 from mcpfusion import Fusion, ToolResponse
 
 ROWS = 10_000
@@ -67,7 +66,7 @@ def measure(rounds: int) -> dict[str, Any]:
     size = sum(len(block.encode()) for block in capped.blocks)
     if size > CAP or capped.is_error:
         raise AssertionError(f"the capped answer is {size} bytes (error: {capped.is_error})")
-    samples = batched_seconds(
+    best = best_seconds(
         {
             "uncapped": _caller(_app(None)),
             "capped": _caller(_app(CAP)),
@@ -75,7 +74,6 @@ def measure(rounds: int) -> dict[str, Any]:
         },
         rounds,
     )
-    best = {name: min(values) for name, values in samples.items()}
     return {
         "rows": ROWS,
         "cap_bytes": CAP,
@@ -90,13 +88,7 @@ def measure(rounds: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Prints the figures and PASS/FAIL; returns 1 if the target fails."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="end with one JSON line of figures")
-    parser.add_argument("--rounds", type=int, default=7, help="timed rounds per figure")
-    args = parser.parse_args(argv)
-    figures = measure(args.rounds)
-    report(figures, args.json)
-    return 0 if all_passed(figures) else 1
+    return main_in_rounds(measure, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":

@@ -16,13 +16,12 @@ line is one JSON object of the figures.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import sys
 from typing import Any
 
 from benchmarks.presenter import Invoice, make_rows
-from benchmarks.timing import all_passed, batched_seconds, report, target
+from benchmarks.timing import best_seconds, main_in_rounds, target
 from mcpfusion import Presenter, Suggestion, UIBlock, suggest, ui
 
 ROWS = 10_000
@@ -88,14 +87,13 @@ def measure(rounds: int) -> dict[str, Any]:
     ]
     if leaked:
         raise AssertionError(f"redacted values reached the response: {leaked}")
-    samples = batched_seconds(
+    best = best_seconds(
         {
             "plain": functools.partial(plain.present, rows),
             "redacted": functools.partial(redacting.present, rows),
         },
         rounds,
     )
-    best = {name: min(values) for name, values in samples.items()}
     ratio = best["redacted"] / best["plain"]
     return {
         "rows": ROWS,
@@ -107,13 +105,7 @@ def measure(rounds: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Prints the figures and PASS/FAIL; returns 1 if the target fails."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="end with one JSON line of figures")
-    parser.add_argument("--rounds", type=int, default=7, help="timed rounds per figure")
-    args = parser.parse_args(argv)
-    figures = measure(args.rounds)
-    report(figures, args.json)
-    return 0 if all_passed(figures) else 1
+    return main_in_rounds(measure, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import statistics
@@ -65,6 +66,12 @@ def batched_seconds(
     return samples
 
 
+def best_seconds(calls: Mapping[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """The fastest of ``rounds`` interleaved batches of every function, in seconds per call
+    (``batched_seconds``): the least disturbed figure on a shared machine."""
+    return {name: min(values) for name, values in batched_seconds(calls, rounds).items()}
+
+
 def medians_ms(
     fns: Mapping[str, Callable[[], object]], runs: int = 7, warmup: int = 2
 ) -> dict[str, float]:
@@ -119,3 +126,20 @@ def all_passed(figures: Mapping[str, Any]) -> bool:
             elif not all_passed(value):
                 return False
     return True
+
+
+def main_in_rounds(
+    measure: Callable[[int], dict[str, Any]],
+    description: str,
+    argv: list[str] | None = None,
+    rounds: int = 7,
+) -> int:
+    """A benchmark's command line: ``--json`` and ``--rounds`` (default ``rounds``), the
+    figures ``measure(rounds)`` returns printed with ``report``; 1 if a target fails."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--json", action="store_true", help="end with one JSON line of figures")
+    parser.add_argument("--rounds", type=int, default=rounds, help="timed rounds per figure")
+    args = parser.parse_args(argv)
+    figures = measure(args.rounds)
+    report(figures, args.json)
+    return 0 if all_passed(figures) else 1

@@ -17,9 +17,8 @@ from mcpfusion._app.app import Fusion
 from mcpfusion._dev import add_dev_command
 from mcpfusion._dev.openapi import add_openapi_command
 from mcpfusion._dev.project import add_project_commands
-from mcpfusion._dev.target import USAGE_ERROR, UsageError, load_app, parse_arguments
+from mcpfusion._dev.target import USAGE_ERROR, UsageError, load_app, parse_arguments, run_command
 from mcpfusion._dev.worker import add_worker_command
-from mcpfusion._errors import DefinitionError
 from mcpfusion._serve.options import HttpOptions
 from mcpfusion.terminal import Style, TokenCounter, render_result, render_tools
 
@@ -499,20 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the ``mcpfusion`` command; returns the exit status."""
-    args = build_parser().parse_args(argv)
-    # Diagnostics go to stderr: on stdio, stdout carries nothing but protocol messages.
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
-    logging.getLogger("mcpfusion").setLevel(logging.INFO)
-    try:
-        status: int = args.handler(args)
-    except (UsageError, DefinitionError) as exc:
-        # A definition mistake (say, a tool without actions) is the target's fault, found
-        # when its tools are first listed: one line, like any other bad target.
-        print(f"mcpfusion: {exc}", file=sys.stderr)
-        return USAGE_ERROR
-    except KeyboardInterrupt:
-        return 130
-    return status
+    return run_command(build_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

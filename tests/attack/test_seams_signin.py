@@ -27,13 +27,7 @@ async def code_for(user: Browser) -> tuple[str, str, str]:
 
 async def redeem(user: Browser, client_id: str, code: str, verifier: str) -> dict[str, str]:
     """The token endpoint's JSON answer for a code."""
-    answer = await user.token(
-        grant_type="authorization_code",
-        code=code,
-        redirect_uri=CLIENT_REDIRECT,
-        client_id=client_id,
-        code_verifier=verifier,
-    )
+    answer = await user.redeem(client_id, code, verifier)
     found: dict[str, str] = answer.json()
     return found
 

@@ -11,7 +11,7 @@ import pytest
 
 from mcpfusion._auth.signin.sealed import Sealer
 from mcpfusion._auth.signin.store import MemoryStore
-from tests.e2e.signin_servers import CLIENT_REDIRECT, Browser, browser, pkce, signin_stack
+from tests.e2e.signin_servers import CLIENT_REDIRECT, Browser, browser, signin_stack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -114,16 +114,7 @@ async def test_the_providers_tokens_are_sealed_in_the_store() -> None:
     clear: the sealed record opens only with the configuration's key and for its grant."""
     with anyio.fail_after(60):
         async with signin_stack() as stack, browser(stack) as user:
-            client = await user.register()
-            verifier, challenge = pkce()
-            back = await user.sign_in(user.authorize_url(client["client_id"], challenge))
-            answer = await user.token(
-                grant_type="authorization_code",
-                code=back["code"],
-                redirect_uri=CLIENT_REDIRECT,
-                client_id=client["client_id"],
-                code_verifier=verifier,
-            )
+            _, answer = await user.signed_in()
             assert answer.status_code == 200
             store = stack.settings.store
             assert isinstance(store, MemoryStore)

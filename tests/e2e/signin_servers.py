@@ -1,4 +1,4 @@
-"""The sign-in tests' parts: oidc-provider from npm, the facade served, a user's browser."""
+"""The sign-in tests' parts: oidc-provider, the facade served, a browser, the SDKs' OAuth."""
 
 from __future__ import annotations
 
@@ -18,12 +18,20 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import anyio
 import httpx2
+from mcp.client import Client
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from pydantic import AnyUrl
 
 from mcpfusion import Fusion
 from mcpfusion.auth import SignIn, github
 from mcpfusion.server import HttpOptions, asgi_app
 from tests.e2e.auth_servers import secured_app, serving
 from tests.e2e.servers import HERE, REPO, npm_install, stop
+from tests.e2e.test_node_client import SCRATCH as NODE_SCRATCH
+from tests.e2e.test_node_client import SDK as NODE_SDK
+from tests.e2e.test_node_client import SDK_VERSION as NODE_SDK_VERSION
 
 PACKAGE = "oidc-provider"
 VERSION = "9.13.3"
@@ -249,6 +257,31 @@ class Browser:
         """A token request."""
         return await self.request("POST", f"{self.stack.base}/oauth/token", data=form)
 
+    async def redeem(
+        self, client_id: str, code: str, verifier: str, **form: str
+    ) -> httpx2.Response:
+        """The token request for an authorization ``code`` with its PKCE ``verifier``."""
+        return await self.token(
+            grant_type="authorization_code",
+            code=code,
+            redirect_uri=CLIENT_REDIRECT,
+            client_id=client_id,
+            code_verifier=verifier,
+            **form,
+        )
+
+    async def signed_in(
+        self, login: str = "alice", **params: str
+    ) -> tuple[dict[str, Any], httpx2.Response]:
+        """Registers a client, signs ``login`` in for it (``params`` change the authorization
+        request) and redeems the code: the client and the token endpoint's answer."""
+        client = await self.register()
+        verifier, challenge = pkce()
+        back = await self.sign_in(
+            self.authorize_url(client["client_id"], challenge, **params), login
+        )
+        return client, await self.redeem(client["client_id"], back["code"], verifier)
+
 
 def _redacted(url: str) -> str:
     parts = urlsplit(url)
@@ -265,3 +298,111 @@ async def browser(stack: Stack) -> AsyncIterator[Browser]:
     """A browser for ``stack``: its own cookie jar."""
     async with httpx2.AsyncClient(timeout=30) as http:
         yield Browser(http, stack)
+
+
+class Remembered:
+    """The Python SDK's token storage, in memory."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        """The stored tokens."""
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        """Stores tokens."""
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        """The registered client."""
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        """Stores the registered client."""
+        self.client = client_info
+
+
+async def sdk_client_call(
+    user: Browser,
+    login: str = "alice",
+    *,
+    scope: str | None = "billing:read",
+    client_metadata_url: str | None = None,
+) -> tuple[Any, Remembered]:
+    """The official Python client's own OAuth (discovery, registration or its metadata
+    document, PKCE, token), ``user``'s browser signing ``login`` in where it is sent, then
+    ``billing``'s ``list_invoices``: the call's result and the client's token storage."""
+    stack = user.stack
+    back: dict[str, str] = {}
+
+    async def redirect(url: str) -> None:
+        back.update(await user.sign_in(url, login))
+
+    async def callback() -> AuthorizationCodeResult:
+        return AuthorizationCodeResult(
+            code=back["code"], state=back.get("state"), iss=back.get("iss")
+        )
+
+    metadata = OAuthClientMetadata(
+        client_name="Python SDK client",
+        redirect_uris=[AnyUrl(CLIENT_REDIRECT)],
+        token_endpoint_auth_method="none",
+        scope=scope,
+    )
+    storage = Remembered()
+    oauth = OAuthClientProvider(
+        stack.mcp, metadata, storage, redirect, callback, client_metadata_url=client_metadata_url
+    )
+    async with (
+        httpx2.AsyncClient(auth=oauth, timeout=30) as http,
+        Client(streamable_http_client(stack.mcp, http_client=http)) as client,
+    ):
+        result = await client.call_tool("billing", {"action": "list_invoices"})
+    return result, storage
+
+
+def node_oauth_script() -> Path:
+    """The TypeScript client's OAuth script, beside the TypeScript SDK installed from npm."""
+    npm_install(NODE_SCRATCH, NODE_SDK, NODE_SDK_VERSION, "the TypeScript-SDK OAuth test")
+    script = NODE_SCRATCH / "node_oauth_client.mjs"
+    shutil.copyfile(HERE / "node_oauth_client.mjs", script)
+    return script
+
+
+async def node_client_call(user: Browser, script: Path, *extra: str) -> tuple[Any, Any]:
+    """The official TypeScript client's own OAuth (``script``, given ``extra`` arguments),
+    ``user``'s browser signing in where it is sent, then ``billing``'s ``list_invoices``:
+    what it asked (its ``authorize`` URL) and what it printed (the call's ``result``)."""
+    arguments = json.dumps({"action": "list_invoices"})
+    command = ["node", str(script), user.stack.mcp, CLIENT_REDIRECT, "billing", arguments, *extra]
+    process = subprocess.Popen(
+        command,
+        cwd=NODE_SCRATCH,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        asked = await read_json(process)
+        back = await user.sign_in(asked["authorize"])
+        assert process.stdin is not None
+        process.stdin.write(back["code"] + "\n")
+        process.stdin.flush()
+        printed = await read_json(process)
+    finally:
+        stop(process)
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                pipe.close()
+    return asked, printed
+
+
+async def read_json(process: subprocess.Popen[str]) -> Any:
+    """The next line a child process prints, as JSON."""
+    assert process.stdout is not None
+    text = await anyio.to_thread.run_sync(process.stdout.readline, abandon_on_cancel=True)
+    assert text, f"the Node client exited with {process.poll()}"
+    return json.loads(text)

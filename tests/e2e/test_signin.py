@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
 from mcp.client import Client
-from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
-from pydantic import AnyUrl
 
 from mcpfusion import Context, Fusion
 from mcpfusion.auth import JWTVerifier, SignIn, TokenExchange
-from tests.e2e.servers import HERE, npm_install, stop
-from tests.e2e.signin_servers import CLIENT_REDIRECT, Browser, browser, pkce, signin_stack
-from tests.e2e.test_node_client import SCRATCH as NODE_SCRATCH
-from tests.e2e.test_node_client import SDK as NODE_SDK
-from tests.e2e.test_node_client import SDK_VERSION as NODE_SDK_VERSION
+from tests.e2e.signin_servers import (
+    Browser,
+    browser,
+    node_client_call,
+    node_oauth_script,
+    pkce,
+    sdk_client_call,
+    signin_stack,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -59,14 +57,7 @@ async def full_flow(user: Browser) -> list[str]:
     back = await user.sign_in(user.authorize_url(client["client_id"], challenge))
     assert back["state"] == "client-state" and back["iss"] == f"{stack.base}/"
     tokens = (
-        await user.token(
-            grant_type="authorization_code",
-            code=back["code"],
-            redirect_uri=CLIENT_REDIRECT,
-            client_id=client["client_id"],
-            code_verifier=verifier,
-            resource=stack.mcp,
-        )
+        await user.redeem(client["client_id"], back["code"], verifier, resource=stack.mcp)
     ).json()
     assert tokens["token_type"] == "Bearer" and tokens["scope"] == "billing:read"
     result = await call(stack.mcp, tokens["access_token"])
@@ -119,16 +110,7 @@ async def test_the_signed_in_identity_carries_the_providers_claims_and_tenant() 
     """The facade's token names the provider's subject, its email and the mapped tenant."""
     with anyio.fail_after(120):
         async with signin_stack() as stack, browser(stack) as user:
-            client = await user.register()
-            verifier, challenge = pkce()
-            back = await user.sign_in(user.authorize_url(client["client_id"], challenge), "bob")
-            answer = await user.token(
-                grant_type="authorization_code",
-                code=back["code"],
-                redirect_uri=CLIENT_REDIRECT,
-                client_id=client["client_id"],
-                code_verifier=verifier,
-            )
+            client, answer = await user.signed_in("bob")
             identity = await stack_verifier(stack, answer.json()["access_token"])
     assert identity.subject == "bob" and identity.tenant == "acme"
     assert identity.claims["email"] == "bob@example.com"
@@ -200,17 +182,7 @@ def ledger_app(settings: SignIn) -> Fusion:
 
 async def signed_in_token(user: Browser) -> str:
     """An access token of the facade for a user who signed in."""
-    client = await user.register()
-    verifier, challenge = pkce()
-    url = user.authorize_url(client["client_id"], challenge, scope="")
-    back = await user.sign_in(url)
-    answer = await user.token(
-        grant_type="authorization_code",
-        code=back["code"],
-        redirect_uri=CLIENT_REDIRECT,
-        client_id=client["client_id"],
-        code_verifier=verifier,
-    )
+    _, answer = await user.signed_in(scope="")
     token: str = answer.json()["access_token"]
     return token
 
@@ -240,58 +212,12 @@ async def call_tool(url: str, token: str, tool: str, arguments: dict[str, Any]) 
         return await client.call_tool(tool, arguments)
 
 
-class Remembered:
-    """The Python SDK's token storage, in memory."""
-
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        """The stored tokens."""
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        """Stores tokens."""
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        """The registered client."""
-        return self.client
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        """Stores the registered client."""
-        self.client = client_info
-
-
 async def test_the_python_sdks_oauth_client_signs_in_and_calls() -> None:
     """The official Python client's own OAuth (discovery, registration, PKCE, token) signs
     in through the facade, the test's browser doing the consent and the provider's login."""
     with anyio.fail_after(120):
         async with signin_stack() as stack, browser(stack) as user:
-            back: dict[str, str] = {}
-
-            async def redirect(url: str) -> None:
-                back.update(await user.sign_in(url))
-
-            async def callback() -> AuthorizationCodeResult:
-                return AuthorizationCodeResult(
-                    code=back["code"], state=back.get("state"), iss=back.get("iss")
-                )
-
-            metadata = OAuthClientMetadata(
-                client_name="Python SDK client",
-                redirect_uris=[AnyUrl(CLIENT_REDIRECT)],
-                token_endpoint_auth_method="none",
-                scope="billing:read",
-            )
-            storage = Remembered()
-            oauth = OAuthClientProvider(stack.mcp, metadata, storage, redirect, callback)
-            async with (
-                httpx2.AsyncClient(auth=oauth, timeout=30) as http,
-                Client(streamable_http_client(stack.mcp, http_client=http)) as client,
-            ):
-                result: Any = await client.call_tool("billing", {"action": "list_invoices"})
+            result, storage = await sdk_client_call(user)
     assert not result.is_error and "INV-1" in result.content[0].text
     assert storage.client is not None and storage.client.client_name == "Python SDK client"
     # The SDK asks for the scopes the protected resource metadata advertises, all of them.
@@ -303,43 +229,12 @@ async def test_the_typescript_sdks_oauth_client_signs_in_and_calls(oauth_only: b
     """The official TypeScript client's own OAuth signs in through the facade (the test's
     browser doing the consent and the provider's login) and calls a tool, with an OpenID
     provider and with an OAuth-only one (``github()`` over GitHub's shapes)."""
-    npm_install(NODE_SCRATCH, NODE_SDK, NODE_SDK_VERSION, "the TypeScript-SDK OAuth test")
-    script = NODE_SCRATCH / "node_oauth_client.mjs"
-    shutil.copyfile(HERE / "node_oauth_client.mjs", script)
+    script = node_oauth_script()
     with anyio.fail_after(120):
         async with signin_stack(oauth_only=oauth_only) as stack, browser(stack) as user:
-            arguments = json.dumps({"action": "list_invoices"})
-            command = ["node", str(script), stack.mcp, CLIENT_REDIRECT, "billing", arguments]
-            process = subprocess.Popen(
-                command,
-                cwd=NODE_SCRATCH,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-            )
-            try:
-                asked = await read_json(process)
-                back = await user.sign_in(asked["authorize"])
-                assert process.stdin is not None
-                process.stdin.write(back["code"] + "\n")
-                process.stdin.flush()
-                printed = await read_json(process)
-            finally:
-                stop(process)
-                for pipe in (process.stdin, process.stdout):
-                    if pipe is not None:
-                        pipe.close()
+            _, printed = await node_client_call(user, script)
     assert printed["result"].get("isError", False) is False
     assert "INV-1" in printed["result"]["content"][0]["text"]
-
-
-async def read_json(process: subprocess.Popen[str]) -> Any:
-    """The next line a child process prints, as JSON."""
-    assert process.stdout is not None
-    text = await anyio.to_thread.run_sync(process.stdout.readline, abandon_on_cancel=True)
-    assert text, f"the Node client exited with {process.poll()}"
-    return json.loads(text)
 
 
 async def test_the_users_own_rights_bound_the_scopes_a_client_gets() -> None:
@@ -351,17 +246,5 @@ async def test_the_users_own_rights_bound_the_scopes_a_client_gets() -> None:
 
     with anyio.fail_after(120):
         async with signin_stack(scopes_of=rights) as stack, browser(stack) as user:
-            client = await user.register()
-            verifier, challenge = pkce()
-            url = user.authorize_url(
-                client["client_id"], challenge, scope="billing:read billing:write"
-            )
-            back = await user.sign_in(url)
-            answer = await user.token(
-                grant_type="authorization_code",
-                code=back["code"],
-                redirect_uri=CLIENT_REDIRECT,
-                client_id=client["client_id"],
-                code_verifier=verifier,
-            )
+            _, answer = await user.signed_in(scope="billing:read billing:write")
     assert answer.json()["scope"] == "billing:read"

@@ -11,13 +11,11 @@ import pytest
 from examples.billing.seed import MAIN_TENANT, SECOND_TENANT
 from tests.e2e.signin_servers import (
     CLIENT_ID,
-    CLIENT_REDIRECT,
     CLIENT_SECRET,
     Browser,
     Stack,
     browser,
     oidc_provider,
-    pkce,
     settings_for,
 )
 from tests.e2e.test_signin import call
@@ -28,18 +26,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 async def sign_in_as(user: Browser, login: str, scope: str) -> dict[str, Any]:
     """Registers a client, signs ``login`` in at the provider for ``scope``; the tokens."""
-    client = await user.register()
-    verifier, challenge = pkce()
-    back = await user.sign_in(
-        user.authorize_url(client["client_id"], challenge, scope=scope), login
-    )
-    answer = await user.token(
-        grant_type="authorization_code",
-        code=back["code"],
-        redirect_uri=CLIENT_REDIRECT,
-        client_id=client["client_id"],
-        code_verifier=verifier,
-    )
+    _, answer = await user.signed_in(login, scope=scope)
     assert answer.status_code == 200, answer.text
     found: dict[str, Any] = answer.json()
     return found

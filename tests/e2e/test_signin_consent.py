@@ -122,15 +122,7 @@ async def test_revoking_a_grant_forgets_the_consent() -> None:
             verifier, challenge = pkce()
             page = await user.request("GET", user.authorize_url(client, challenge))
             kind, back = await consent(user, page)
-            tokens = (
-                await user.token(
-                    grant_type="authorization_code",
-                    code=back["code"],
-                    redirect_uri=CLIENT_REDIRECT,
-                    client_id=client,
-                    code_verifier=verifier,
-                )
-            ).json()
+            tokens = (await user.redeem(client, back["code"], verifier)).json()
             await user.request(
                 "POST",
                 f"{stack.base}/oauth/revoke",
@@ -155,13 +147,7 @@ async def test_another_user_at_the_provider_is_asked_for_consent() -> None:
             kind, asked = await walk(user, started, "bob")
             dropped = "mcpfusion_remember" not in user.http.cookies
             end, back = await consent(user, asked, login="bob", remember=False)
-            answer = await user.token(
-                grant_type="authorization_code",
-                code=back["code"],
-                redirect_uri=CLIENT_REDIRECT,
-                client_id=client,
-                code_verifier=verifier,
-            )
+            answer = await user.redeem(client, back["code"], verifier)
     assert started.is_redirect and kind == "consent" and dropped
     assert end == "client" and answer.status_code == 200
     claims = jwt.decode(answer.json()["access_token"], options={"verify_signature": False})

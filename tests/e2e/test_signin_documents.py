@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -12,19 +10,20 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from mcp.client import Client
-from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import OAuthClientMetadata
-from pydantic import AnyUrl
 
 from tests.e2e.client_documents import Documents, document_server, metadata
-from tests.e2e.servers import HERE, npm_install, stop
-from tests.e2e.signin_servers import CLIENT_REDIRECT, Browser, Stack, browser, pkce, signin_stack
-from tests.e2e.test_node_client import SCRATCH as NODE_SCRATCH
-from tests.e2e.test_node_client import SDK as NODE_SDK
-from tests.e2e.test_node_client import SDK_VERSION as NODE_SDK_VERSION
-from tests.e2e.test_signin import Remembered, call, read_json
+from tests.e2e.signin_servers import (
+    CLIENT_REDIRECT,
+    Browser,
+    Stack,
+    browser,
+    node_client_call,
+    node_oauth_script,
+    pkce,
+    sdk_client_call,
+    signin_stack,
+)
+from tests.e2e.test_signin import call
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -46,13 +45,7 @@ async def signed_in(user: Browser, client_id: str) -> httpx2.Response:
     """The token endpoint's answer after the user signs in for the client ``client_id``."""
     verifier, challenge = pkce()
     back = await user.sign_in(user.authorize_url(client_id, challenge))
-    return await user.token(
-        grant_type="authorization_code",
-        code=back["code"],
-        redirect_uri=CLIENT_REDIRECT,
-        client_id=client_id,
-        code_verifier=verifier,
-    )
+    return await user.redeem(client_id, back["code"], verifier)
 
 
 async def test_a_client_named_by_its_document_signs_in_calls_and_refreshes() -> None:
@@ -178,35 +171,7 @@ async def test_the_python_sdks_oauth_client_signs_in_with_its_document() -> None
     with anyio.fail_after(120):
         async with documents_stack() as (stack, documents), browser(stack) as user:
             url = documents.put("/py.json", metadata(documents.url("/py.json"), CLIENT_REDIRECT))
-            back: dict[str, str] = {}
-
-            async def redirect(authorize: str) -> None:
-                back.update(await user.sign_in(authorize))
-
-            async def callback() -> AuthorizationCodeResult:
-                return AuthorizationCodeResult(
-                    code=back["code"], state=back.get("state"), iss=back.get("iss")
-                )
-
-            client_metadata = OAuthClientMetadata(
-                client_name="Python SDK client",
-                redirect_uris=[AnyUrl(CLIENT_REDIRECT)],
-                token_endpoint_auth_method="none",
-            )
-            storage = Remembered()
-            oauth = OAuthClientProvider(
-                stack.mcp,
-                client_metadata,
-                storage,
-                redirect,
-                callback,
-                client_metadata_url=url,
-            )
-            async with (
-                httpx2.AsyncClient(auth=oauth, timeout=30) as http,
-                Client(streamable_http_client(stack.mcp, http_client=http)) as client,
-            ):
-                result: Any = await client.call_tool("billing", {"action": "list_invoices"})
+            result, storage = await sdk_client_call(user, scope=None, client_metadata_url=url)
             registrations = [line for line in user.log if "/oauth/register" in line]
     assert not result.is_error and "INV-1" in result.content[0].text
     assert storage.client is not None and storage.client.client_id == url
@@ -216,34 +181,11 @@ async def test_the_python_sdks_oauth_client_signs_in_with_its_document() -> None
 async def test_the_typescript_sdks_oauth_client_signs_in_with_its_document() -> None:
     """The official TypeScript client given ``clientMetadataUrl`` signs in with it as its
     client id (no registration) and calls a tool."""
-    npm_install(NODE_SCRATCH, NODE_SDK, NODE_SDK_VERSION, "the TypeScript-SDK OAuth test")
-    script = NODE_SCRATCH / "node_oauth_client.mjs"
-    shutil.copyfile(HERE / "node_oauth_client.mjs", script)
+    script = node_oauth_script()
     with anyio.fail_after(120):
         async with documents_stack() as (stack, documents), browser(stack) as user:
             url = documents.put("/ts.json", metadata(documents.url("/ts.json"), CLIENT_REDIRECT))
-            arguments = json.dumps({"action": "list_invoices"})
-            command = ["node", str(script), stack.mcp, CLIENT_REDIRECT, "billing", arguments, url]
-            process = subprocess.Popen(
-                command,
-                cwd=NODE_SCRATCH,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-            )
-            try:
-                asked = await read_json(process)
-                back = await user.sign_in(asked["authorize"])
-                assert process.stdin is not None
-                process.stdin.write(back["code"] + "\n")
-                process.stdin.flush()
-                printed = await read_json(process)
-            finally:
-                stop(process)
-                for pipe in (process.stdin, process.stdout):
-                    if pipe is not None:
-                        pipe.close()
+            asked, printed = await node_client_call(user, script, url)
     assert printed["result"].get("isError", False) is False
     assert "INV-1" in printed["result"]["content"][0]["text"]
     assert f"client_id={url}" in asked["authorize"].replace("%3A", ":").replace("%2F", "/")

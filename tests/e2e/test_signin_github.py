@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import anyio
 import httpx2
 import pytest
-from mcp.client import Client
-from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import OAuthClientMetadata
-from pydantic import AnyUrl
 
-from tests.e2e.signin_servers import CLIENT_REDIRECT, browser, pkce, signin_stack
-from tests.e2e.test_signin import Remembered, full_flow, stack_verifier
+from tests.e2e.signin_servers import browser, pkce, sdk_client_call, signin_stack
+from tests.e2e.test_signin import full_flow, stack_verifier
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -50,17 +43,7 @@ async def test_the_user_is_read_from_the_providers_api() -> None:
     e-mail of /user/emails, the login as preferred_username, and the tenant from /user/orgs."""
     with anyio.fail_after(120):
         async with signin_stack(oauth_only=True) as stack, browser(stack) as user:
-            client = await user.register()
-            verifier, challenge = pkce()
-            url = user.authorize_url(client["client_id"], challenge)
-            back = await user.sign_in(url, "carol+globex")
-            answer = await user.token(
-                grant_type="authorization_code",
-                code=back["code"],
-                redirect_uri=CLIENT_REDIRECT,
-                client_id=client["client_id"],
-                code_verifier=verifier,
-            )
+            _, answer = await user.signed_in("carol+globex")
             identity = await stack_verifier(stack, answer.json()["access_token"])
     assert identity.subject == github_id("carol+globex") and identity.tenant == "globex"
     assert identity.claims["email"] == "carol+globex@example.com"
@@ -96,28 +79,6 @@ async def test_the_python_sdks_oauth_client_signs_in_at_an_oauth_only_provider()
     GitHub-shaped provider and calls a tool."""
     with anyio.fail_after(120):
         async with signin_stack(oauth_only=True) as stack, browser(stack) as user:
-            back: dict[str, str] = {}
-
-            async def redirect(url: str) -> None:
-                back.update(await user.sign_in(url, "dave"))
-
-            async def callback() -> AuthorizationCodeResult:
-                return AuthorizationCodeResult(
-                    code=back["code"], state=back.get("state"), iss=back.get("iss")
-                )
-
-            metadata = OAuthClientMetadata(
-                client_name="Python SDK client",
-                redirect_uris=[AnyUrl(CLIENT_REDIRECT)],
-                token_endpoint_auth_method="none",
-                scope="billing:read",
-            )
-            storage = Remembered()
-            oauth = OAuthClientProvider(stack.mcp, metadata, storage, redirect, callback)
-            async with (
-                httpx2.AsyncClient(auth=oauth, timeout=30) as http,
-                Client(streamable_http_client(stack.mcp, http_client=http)) as client,
-            ):
-                result: Any = await client.call_tool("billing", {"action": "list_invoices"})
+            result, storage = await sdk_client_call(user, "dave")
     assert not result.is_error and "INV-1" in result.content[0].text
     assert storage.tokens is not None and storage.tokens.scope == "billing:read billing:write"

@@ -21,8 +21,8 @@ from mcpfusion._errors import DefinitionError
 from mcpfusion._identity import Identity
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._present.style import MODEL_DEFAULT, Audience, Style
-from mcpfusion._surface.surface import Outcome, Surface
-from mcpfusion._tools.action import Action, TaskBegins, TaskMode
+from mcpfusion._surface.surface import Surface, SurfaceRequest
+from mcpfusion._tools.action import TaskBegins, TaskMode
 from mcpfusion._tools.caller_state import APP_CALLER_STORE, MemoryCallerStore
 from mcpfusion._tools.catalog import DEFINITIONS, Catalog, Definitions
 from mcpfusion._tools.client import ClientChannel
@@ -31,7 +31,6 @@ from mcpfusion._tools.context import (
     Context,
     ContextFactory,
     Progress,
-    RequestKind,
 )
 from mcpfusion._tools.cursors import DEFAULT_TTL, Cursors
 from mcpfusion._tools.dialects import Dialect, check_dialect
@@ -484,24 +483,9 @@ class Fusion(Listings, Surfaces):
         # its targets checked here, not in a coroutine of its own (0.3 µs of secured).
         return pipeline.catalog.targets.checked(response, unchecked)
 
-    def _dispatch(
-        self,
-        kind: RequestKind,
-        name: str,
-        step: str,
-        action: Action,
-        kwargs: dict[str, Any],
-        identity: Identity | None,
-        meta: Mapping[str, Any],
-        client: ClientChannel | None,
-        factory: ContextFactory | None,
-        rejection: ToolResponse | None,
-        outcome: Outcome[Any],
-    ) -> Awaitable[ToolResponse]:
+    def _dispatch(self, request: SurfaceRequest) -> Awaitable[ToolResponse]:
         """Runs a resource read, prompt or completion through the pipeline (``dispatch``)."""
-        return (self._pipeline or self._built()).dispatch(
-            kind, name, step, action, kwargs, identity, meta, client, factory, rejection, outcome
-        )
+        return (self._pipeline or self._built()).dispatch(*request)
 
     def _checked(self, response: ToolResponse) -> ToolResponse:
         """A resource's or prompt's response with its suggestion targets checked and

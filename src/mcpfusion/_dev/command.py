@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
 from collections.abc import Sequence
 from typing import Any
 
-from mcpfusion._dev.target import USAGE_ERROR, UsageError
-from mcpfusion._errors import DefinitionError
+from mcpfusion._dev.target import run_command
 
 HOST = "127.0.0.1"
 """The console listens on loopback only: it runs the app's tools for whoever reaches it."""
@@ -74,14 +71,4 @@ def main_dev(argv: Sequence[str] | None = None) -> int:
             "package.module:app or path/to/file.py:app (app may be a factory).",
         )
     )
-    args = parser.parse_args(argv)
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
-    logging.getLogger("mcpfusion").setLevel(logging.INFO)
-    try:
-        status: int = args.handler(args)
-    except (UsageError, DefinitionError) as exc:
-        print(f"mcpfusion: {exc}", file=sys.stderr)
-        return USAGE_ERROR
-    except KeyboardInterrupt:
-        return 130
-    return status
+    return run_command(parser.parse_args(argv))

@@ -6,10 +6,12 @@ Shared by the ``mcpfusion`` command (``mcpfusion.cli`` re-exports these names) a
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import importlib.util
 import inspect
 import json
+import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -18,6 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from mcpfusion._app.app import Fusion
+from mcpfusion._errors import DefinitionError
 
 USAGE_ERROR = 2
 """Exit status for a bad target (including a definition mistake in its tools), an unknown
@@ -26,6 +29,27 @@ tool or a malformed argument."""
 
 class UsageError(Exception):
     """A mistake on the command line, reported as one line and exit status 2."""
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Runs the parsed command's ``args.handler``: its exit status, ``USAGE_ERROR`` for a
+    ``UsageError`` or a ``DefinitionError`` (one line on stderr), 130 on Ctrl-C.
+
+    The one entry of ``mcpfusion`` and of ``mcpfusion dev`` run on its own. Diagnostics go
+    to stderr: on stdio, stdout carries nothing but protocol messages.
+    """
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
+    logging.getLogger("mcpfusion").setLevel(logging.INFO)
+    try:
+        status: int = args.handler(args)
+    except (UsageError, DefinitionError) as exc:
+        # A definition mistake (say, a tool without actions) is the target's fault, found
+        # when its tools are first listed: one line, like any other bad target.
+        print(f"mcpfusion: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        return 130
+    return status
 
 
 def _import_file(path: Path) -> ModuleType:

@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
-from typing import Any, Final, Self, get_args
+from typing import Any, Final, Self, Unpack, get_args
 
 import anyio
 import redis.asyncio
@@ -21,7 +21,7 @@ from redis.exceptions import WatchError
 
 from mcpfusion._serve.redis import RedisSubscriptionBus
 from mcpfusion._serve.redis_link import _FAILURES, DEFAULT_PREFIX, _Link, _Pickled
-from mcpfusion._tasks.store import MemoryTaskStore, TaskRecord, TaskStatus
+from mcpfusion._tasks.store import MemoryTaskStore, TaskChange, TaskRecord, TaskStatus
 
 _FIELDS: Final = tuple(field.name for field in dataclasses.fields(TaskRecord))
 _STATUSES: Final = frozenset(get_args(TaskStatus))
@@ -235,30 +235,9 @@ class RedisTaskStore(_Pickled):
         failed = await self.update(task_id, status="failed", error=error)
         return failed if failed is not None else await self.get(task_id)
 
-    async def update(
-        self,
-        task_id: str,
-        *,
-        status: TaskStatus | None = None,
-        status_message: str | None = None,
-        progress: Mapping[str, Any] | None = None,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        add_input_requests: Mapping[str, Any] | None = None,
-    ) -> TaskRecord | None:
+    async def update(self, task_id: str, **change: Unpack[TaskChange]) -> TaskRecord | None:
         """Changes a live task (see ``TaskStore.update``)."""
-        return await self._transition(
-            task_id,
-            lambda scratch: scratch.update(
-                task_id,
-                status=status,
-                status_message=status_message,
-                progress=progress,
-                result=result,
-                error=error,
-                add_input_requests=add_input_requests,
-            ),
-        )
+        return await self._transition(task_id, lambda scratch: scratch.update(task_id, **change))
 
     async def answer(self, task_id: str, responses: Mapping[str, Any]) -> TaskRecord | None:
         """Records answers to pending questions (see ``TaskStore.answer``)."""

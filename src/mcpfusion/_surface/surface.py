@@ -12,7 +12,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, Literal, Protocol, TypeVar
+from typing import Any, Final, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 from pydantic import ValidationError
 
@@ -118,20 +118,7 @@ class Owner(Protocol):
         changed."""
         ...
 
-    def _dispatch(
-        self,
-        kind: RequestKind,
-        name: str,
-        step: str,
-        action: Action,
-        kwargs: dict[str, Any],
-        identity: Identity | None,
-        meta: Mapping[str, Any],
-        client: ClientChannel | None,
-        factory: ContextFactory | None,
-        rejection: ToolResponse | None,
-        outcome: Outcome[Any],
-    ) -> Awaitable[ToolResponse]:
+    def _dispatch(self, request: SurfaceRequest) -> Awaitable[ToolResponse]:
         """Runs a request through the app's pipeline (middleware, handler, ``outcome``)."""
         ...
 
@@ -205,6 +192,30 @@ class Outcome(Generic[T]):
             raise _answered_by_middleware(response, self.where, self.uri)
         value: T = self.value
         return value
+
+
+class SurfaceRequest(NamedTuple):
+    """A resource read, prompt or completion as it enters the app's pipeline.
+
+    One record from the surface to ``Pipeline.dispatch``, so the parameter list is written
+    once: the fields are ``dispatch``'s first eleven parameters, in order, and the app
+    passes them as ``dispatch(*request)`` (a ``tools/call`` passes arguments, building
+    nothing on its hot path). A named tuple, not a frozen dataclass: as immutable, built
+    five times faster (a frozen dataclass's ``__init__`` cost 1 µs of a 17 µs resource
+    read), and unpacked straight into ``dispatch``.
+    """
+
+    kind: RequestKind
+    name: str
+    step: str
+    action: Action
+    kwargs: dict[str, Any]
+    identity: Identity | None
+    meta: Mapping[str, Any]
+    client: ClientChannel | None
+    factory: ContextFactory | None
+    rejection: ToolResponse | None
+    outcome: Outcome[Any]
 
 
 class Surface:
@@ -448,8 +459,10 @@ class Surface:
             )
             rejection = outcome.refused(error)
         response = await self._app._dispatch(
-            kind, name, step, action, kwargs, identity, meta or NO_META, client, factory,
-            rejection, outcome,
+            SurfaceRequest(
+                kind, name, step, action, kwargs, identity, meta or NO_META, client, factory,
+                rejection, outcome,
+            )
         )  # fmt: skip
         return outcome.result(response)
 

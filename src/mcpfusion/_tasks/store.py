@@ -6,7 +6,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, Literal, Protocol, get_args
+from typing import Any, Final, Literal, Protocol, TypedDict, Unpack, get_args
 
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 """A task's status, as SEP-2663 spells it on the wire."""
@@ -73,6 +73,27 @@ class TaskRecord:
         return None if self.ttl_ms is None else self.updated_at + self.ttl_ms / 1000
 
 
+class TaskChange(TypedDict, total=False):
+    """What ``TaskStore.update`` may change (its keyword arguments); ``None`` changes nothing.
+
+    Attributes:
+        status: the new status.
+        status_message: what the task says it is doing.
+        progress: its last progress report.
+        result: the tool's result.
+        error: the JSON-RPC error.
+        add_input_requests: questions added to the pending ones (parallel questions add
+            one each).
+    """
+
+    status: TaskStatus | None
+    status_message: str | None
+    progress: Mapping[str, Any] | None
+    result: Mapping[str, Any] | None
+    error: Mapping[str, Any] | None
+    add_input_requests: Mapping[str, Any] | None
+
+
 class TaskStore(Protocol):
     """Where tasks live, shared by every session (and, for a shared store, every process).
 
@@ -94,21 +115,11 @@ class TaskStore(Protocol):
         """The task, or ``None`` when it is unknown or expired."""
         ...
 
-    async def update(
-        self,
-        task_id: str,
-        *,
-        status: TaskStatus | None = None,
-        status_message: str | None = None,
-        progress: Mapping[str, Any] | None = None,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        add_input_requests: Mapping[str, Any] | None = None,
-    ) -> TaskRecord | None:
-        """Changes a live task and stamps ``updated_at``; the fields left ``None`` stay.
+    async def update(self, task_id: str, **change: Unpack[TaskChange]) -> TaskRecord | None:
+        """Changes a live task and stamps ``updated_at``; the fields left out (or ``None``)
+        stay (``TaskChange`` lists them).
 
-        ``add_input_requests`` adds questions to the pending ones (parallel questions add
-        one each). Returns the changed record, or ``None`` (nothing changed) when the task
+        Returns the changed record, or ``None`` (nothing changed) when the task
         is unknown, expired or already terminal.
         """
         ...
@@ -178,31 +189,22 @@ class MemoryTaskStore:
         """The task, or ``None`` (see ``TaskStore.get``)."""
         return self._live(task_id)
 
-    async def update(
-        self,
-        task_id: str,
-        *,
-        status: TaskStatus | None = None,
-        status_message: str | None = None,
-        progress: Mapping[str, Any] | None = None,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        add_input_requests: Mapping[str, Any] | None = None,
-    ) -> TaskRecord | None:
+    async def update(self, task_id: str, **change: Unpack[TaskChange]) -> TaskRecord | None:
         """Changes a live task (see ``TaskStore.update``)."""
+        unknown = change.keys() - TaskChange.__optional_keys__
+        if unknown:  # as a keyword-only signature would: a misspelt change is no change
+            raise TypeError(f"update() got unexpected keyword arguments {sorted(unknown)}")
         record = self._live(task_id)
         if record is None or record.terminal:
             return None
-        given = {
-            "status": status,
-            "status_message": status_message,
-            "progress": None if progress is None else dict(progress),
-            "result": None if result is None else dict(result),
-            "error": None if error is None else dict(error),
+        changes: dict[str, Any] = {
+            key: dict(value) if isinstance(value, Mapping) else value
+            for key, value in change.items()
+            if value is not None and key != "add_input_requests"
         }
-        changes: dict[str, Any] = {key: value for key, value in given.items() if value is not None}
-        if add_input_requests:
-            changes["input_requests"] = {**record.input_requests, **add_input_requests}
+        added = change.get("add_input_requests")
+        if added:
+            changes["input_requests"] = {**record.input_requests, **added}
         return self._put(record, **changes)
 
     async def answer(self, task_id: str, responses: Mapping[str, Any]) -> TaskRecord | None:

@@ -103,6 +103,28 @@ async def test_update_changes_the_given_fields_and_stamps_the_time(
     assert await store.get(made.task_id) == changed
 
 
+async def test_update_refuses_a_change_it_does_not_know(store: TaskStore, clock: Clock) -> None:
+    """A keyword outside ``TaskChange`` is a ``TypeError``, not a silent change of the record."""
+    made = record(clock)
+    await store.create(made)
+    with pytest.raises(TypeError, match="cancel_requested"):
+        await store.update(made.task_id, cancel_requested=True)  # type: ignore[call-arg]
+    assert await store.get(made.task_id) == made
+
+
+async def test_update_with_only_nones_changes_nothing_but_the_time(
+    store: TaskStore, clock: Clock
+) -> None:
+    """A change given as ``None`` leaves its field as it was (``TaskChange``'s rule)."""
+    made = record(clock)
+    await store.create(made)
+    clock.now += 1
+    changed = await store.update(made.task_id, status=None, progress=None, result=None)
+    assert changed is not None
+    assert (changed.status, changed.progress, changed.result) == ("working", None, None)
+    assert changed.updated_at == clock.now
+
+
 @pytest.mark.parametrize("terminal", sorted(TERMINAL_STATUSES))
 async def test_a_terminal_task_never_changes_again(
     store: TaskStore, clock: Clock, terminal: TaskStatus
