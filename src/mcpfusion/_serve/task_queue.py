@@ -231,7 +231,8 @@ class TaskWorker:
                 beats.cancel_scope.cancel()
         except anyio.get_cancelled_exc_class():
             # SAQ is stopping this worker (SIGTERM): the job goes back to the queue, and
-            # this try does not count against the task's retries.
+            # this try does not count against the task's retries. (An abort cancels too:
+            # that job ends, and _after_job fails the task.)
             with anyio.CancelScope(shield=True):
                 await client.decr(tries_key)
             raise
