@@ -12,9 +12,12 @@ from pathlib import Path
 
 import anyio
 import pytest
+from saq import Queue
+from saq.job import Status
 
 from mcpfusion import Identity
-from mcpfusion._serve.task_queue import QueueTaskRunner
+from mcpfusion._serve.task_claim import ClaimingQueue
+from mcpfusion._serve.task_queue import DROPPED, QueueTaskRunner
 from mcpfusion._tasks.store import TaskRecord, TaskStatus, new_task_id
 from mcpfusion.redis import RedisTaskStore
 from tests.scale.services import Redis, queue_workers, stop_process
@@ -165,3 +168,67 @@ async def test_a_worker_stopped_with_sigterm_hands_its_task_back(
     survivor = next(process for process in started if process.pid != pid)
     assert ended.status == "completed"
     assert text_of(ended) == f"pid={survivor.pid} ran again"
+
+
+async def test_a_job_taken_by_a_worker_that_dies_at_once_is_taken_back(
+    redis: Redis, tmp_path: Path
+) -> None:
+    """A job is taken in one step: stored active with its worker's heartbeat, left alone by
+    a sweep right then, and run by a live worker if the taker dies before it ever beats."""
+    queue = f"q-{time.time_ns()}"
+    record = task("jobs", action="whoami")
+    # The budget of the killed-worker tests: a 2 s heartbeat, SAQ's 5 s wait for an abort,
+    # a retry's backoff and a worker's start, many times over for a busy machine.
+    with anyio.fail_after(90):
+        async with (
+            RedisTaskStore(redis.url) as web,
+            QueueTaskRunner(web, queue=queue) as executor,
+        ):
+            await web.create(record)
+            await executor.submit(record, None)
+            # A worker that takes the job, meets a sweep (as every worker sweeps when it
+            # starts), then dies before saq.Worker.process ran anything.
+            dying = ClaimingQueue.from_url(redis.url, name=queue, heartbeat=2)
+            await dying.connect()
+            try:
+                assert await dying.dequeue(timeout=10) is not None
+                stored = await dying.job(record.task_id)
+                swept = await dying.sweep(lock=1)
+            finally:
+                await dying.disconnect()
+            assert stored is not None and (stored.status, stored.heartbeat) == (Status.ACTIVE, 2)
+            assert swept == []
+            with queue_workers(redis, queue, tmp_path, 1) as started:
+                ended = await until(web, record.task_id, "failed", "completed")
+    assert ended.status == "completed"
+    assert text_of(ended).startswith(f"pid={started[0].pid} ")
+
+
+async def test_a_task_whose_job_the_queue_aborts_ends_failed(redis: Redis, tmp_path: Path) -> None:
+    """A running task whose job SAQ aborts (as a sweep does to a worker it took for dead) is
+    stopped and ends ``failed`` with the queue's word: SAQ drops the job, nothing runs it."""
+    queue = f"q-{time.time_ns()}"
+    marker = tmp_path / "marker"
+    record = task("jobs", action="hold", marker=str(marker))
+    with queue_workers(redis, queue, tmp_path, 1):
+        with anyio.fail_after(90):
+            async with (
+                RedisTaskStore(redis.url) as web,
+                QueueTaskRunner(web, queue=queue) as executor,
+            ):
+                await web.create(record)
+                await executor.submit(record, None)
+                await running_on(web, record.task_id)
+                saq = Queue.from_url(redis.url, name=queue)
+                await saq.connect()
+                try:
+                    job = await saq.job(record.task_id)
+                    assert job is not None
+                    await saq.abort(job, "aborted by the test")
+                finally:
+                    await saq.disconnect()
+                ended = await until(web, record.task_id, "failed", "completed")
+    assert ended.status == "failed" and ended.error is not None
+    assert ended.error["message"] == f"{DROPPED} (aborted)"
+    assert ended.error["data"] == {"code": "INTERNAL_ERROR"}
+    assert marker.read_text() == "cancelled"

@@ -9,7 +9,7 @@ from typing import Any, Final, Self
 
 import anyio
 from saq import Queue, Worker
-from saq.job import Job
+from saq.job import Job, Status
 from saq.types import PartialTimersDict
 
 from mcpfusion._app.app import Fusion
@@ -17,6 +17,7 @@ from mcpfusion._identity import Identity
 from mcpfusion._serve.results import respond
 from mcpfusion._serve.rounds import missing_capability
 from mcpfusion._serve.task_channels import TaskChannel
+from mcpfusion._serve.task_claim import ClaimingQueue
 from mcpfusion._serve.task_redis import ABANDONED, RedisTaskStore
 from mcpfusion._serve.tasks import TaskService
 from mcpfusion._tasks.runner import TaskCall
@@ -34,6 +35,9 @@ _TRIES_BY_SAQ: Final = 100
 """SAQ's try limit, out of the way: a dead worker's tries are counted by ``TaskWorker``,
 which fails the task in its record (SAQ would end the job with no word to the task); this
 bounds only a job failing on Redis itself, retried with a backoff up to 30 s."""
+DROPPED: Final = "the queue ended the task's job before the task ended"
+"""The message of a task failed because SAQ ended its job ``aborted`` or ``failed`` (a sweep
+that took a slow worker for dead, an abort from SAQ's tools): nothing would run it again."""
 
 
 def identity_fields(identity: Identity | None) -> dict[str, Any] | None:
@@ -127,7 +131,9 @@ class TaskWorker:
     killed mid-task (SIGKILL, a lost machine) stops beating: within two heartbeats and a
     few seconds a live worker's sweep takes the job back and runs it again while ``retries`` allows,
     else marks the task ``failed``. A worker stopped with SIGTERM or Ctrl-C hands its
-    running jobs back at once, and that try is not counted.
+    running jobs back at once, and that try is not counted. A job SAQ ends ``aborted`` or
+    ``failed`` (a sweep took this worker for dead while it ran the task) fails its task
+    (``DROPPED``): SAQ runs it no more.
 
     Args:
         app: the app whose tools the tasks call.
@@ -168,7 +174,8 @@ class TaskWorker:
 
     async def serve(self) -> None:
         """Runs tasks until SIGTERM or SIGINT, within the app's lifespan."""
-        queue = Queue.from_url(self.url, name=self.queue)
+        # The job is claimed with the heartbeat (ClaimingQueue), then beaten by run_task.
+        queue = ClaimingQueue.from_url(self.url, name=self.queue, heartbeat=self.heartbeat)
         # Every worker sweeps the queue (one at a time, by a lock in Redis): a dead
         # worker's job is found within a heartbeat of its last beat.
         timers: PartialTimersDict = {
@@ -182,6 +189,7 @@ class TaskWorker:
             [(RUN_TASK, self.run_task)],
             concurrency=self.concurrency,
             timers=timers,
+            after_process=self._after_job,
         )
         self._queue = queue
         try:
@@ -223,7 +231,8 @@ class TaskWorker:
                 beats.cancel_scope.cancel()
         except anyio.get_cancelled_exc_class():
             # SAQ is stopping this worker (SIGTERM): the job goes back to the queue, and
-            # this try does not count against the task's retries.
+            # this try does not count against the task's retries. (An abort cancels too:
+            # that job ends, and _after_job fails the task.)
             with anyio.CancelScope(shield=True):
                 await client.decr(tries_key)
             raise
@@ -233,10 +242,26 @@ class TaskWorker:
         return self._queue.redis  # type: ignore[attr-defined]  # a RedisQueue's client
 
     async def _beat(self, job: Job) -> None:
-        await job.update(heartbeat=self.heartbeat)
+        # The claim stored the heartbeat and the first touch (ClaimingQueue).
         while True:
             await anyio.sleep(self.heartbeat / 3)
             await job.update()
+
+    async def _after_job(self, ctx: Mapping[str, Any]) -> None:
+        """Fails the task of a job SAQ ended ``aborted`` or ``failed``, if it is still live."""
+        job: Job = ctx["job"]
+        if job.function != RUN_TASK or job.status not in (Status.ABORTED, Status.FAILED):
+            return
+        task_id = (job.kwargs or {}).get("task_id")
+        if not isinstance(task_id, str):
+            return
+        record = await self.store.get(task_id)
+        if record is None or record.terminal:
+            return
+        ending = Status(job.status).value
+        # SAQ's error (a traceback, a sweep's word) stays in this worker's log.
+        logger.warning("the job of task %s ended %s in SAQ: %s", task_id, ending, job.error)
+        await self._fail(task_id, f"{DROPPED} ({ending})", "INTERNAL_ERROR")
 
     async def _run(self, record: TaskRecord, identity: Identity | None) -> None:
         task_id = record.task_id
