@@ -229,6 +229,22 @@ def test_a_plan_hands_a_redacting_child_to_present() -> None:
     assert "SKU-1" not in planned.text
 
 
+class Note(BaseModel):
+    """A child schema with an optional field."""
+
+    text: str
+    author: str | None = None
+
+
+def test_a_plan_hands_an_omitting_child_to_present() -> None:
+    """A child that omits ``None`` values makes the parent take ``present``: they are left out."""
+    view = Presenter("Invoice", Invoice).embed("memo", Presenter("Note", Note, omit_none=True))
+    row = {**ROW, "memo": {"text": "paid late", "author": None}}
+    planned = view.planned(view.compile(MODEL_DEFAULT), row, None, None)
+    same(planned, view.present(row, style=MODEL_DEFAULT))
+    assert require_view(planned).data["memo"] == {"text": "paid late"}
+
+
 def test_a_failing_child_callback_names_the_child_on_the_plans_path() -> None:
     """A child callback that fails is a Presenter failure naming the child, as in ``present``."""
     line = Presenter("Line", Line)
