@@ -139,18 +139,23 @@ class Plan:
         self,
         data: Any,
         ui_blocks: tuple[UIBlock, ...],
+        embeds: tuple[UIBlock, ...],
         directives: Sequence[str],
         rules: Sequence[str],
         suggestions: Sequence[Any],
         attachments: tuple[Attachment, ...],
     ) -> ToolResponse:
-        """The response: ``data`` (masked and selected), the UI blocks and the entries the
-        callbacks returned (checked), after the fixed ones; as ``render_parts`` writes it."""
+        """The response: ``data`` (masked and selected), the UI blocks, the children's
+        blocks and the entries the callbacks and children returned (checked), after the
+        fixed ones; as ``render_parts`` writes it."""
         fixed = self.directives.block or self.rules.block or self.suggestions.block
-        if not (fixed or ui_blocks or attachments or directives or rules or suggestions):
+        added = ui_blocks or embeds or attachments or directives or rules or suggestions
+        if not (fixed or added):
             return render_value(data, self.data_format, self.delimiter)
         blocks = [render_data(data, self.data_format, self.delimiter)]
         for block in ui_blocks:
+            blocks.append(block.text)
+        for block in embeds:
             blocks.append(block.text)
         # A kind with neither fixed nor added entries sends nothing: no call for it.
         # A kind with fixed entries only sends its block as rendered: no call for it either.
@@ -170,9 +175,11 @@ class Plan:
         elif self.suggestions.block:
             blocks.append(self.suggestions.block)
             sent_suggestions = self.suggestions.read
-        view = new_view(data, ui_blocks, (), sent_directives, sent_rules, sent_suggestions, (), "")
+        view = new_view(
+            data, ui_blocks, embeds, sent_directives, sent_rules, sent_suggestions, (), ""
+        )
         marks: tuple[BlockAnnotations | None, ...] = ()
-        if self.user_ui and ui_blocks:
-            shown = len(ui_blocks)  # block 0 is the data, then the UI blocks
+        if self.user_ui and (ui_blocks or embeds):
+            shown = len(ui_blocks) + len(embeds)  # block 0 is the data, then UI and embeds
             marks = tuple(FOR_USER if 0 < i <= shown else None for i in range(len(blocks)))
         return new_response(tuple(blocks), False, None, marks, attachments, view)

@@ -391,22 +391,29 @@ class Presenter:
         """``present(data, ctx, select, style=plan.style)`` for one object, through ``plan``.
 
         Without an intermediate builder: the callbacks' values are checked as a builder
-        checks them and rendered after the plan's fixed blocks. A list, an embedding,
-        redacting or omitting Presenter takes ``present``.
+        checks them and rendered after the plan's fixed blocks. Children are presented as
+        ``present`` presents them (``_embedded``) and their parts follow the Presenter's
+        own. A list, or a Presenter that redacts or omits (itself or a child), takes
+        ``present``.
 
         Raises:
             PresenterError: if the data does not fit the schema or a callback fails.
         """
-        if self._embeds or self._redaction is not None or self._omit is not None:
+        if self._redaction is not None or self._omit is not None:
             return self.present(data, ctx, select, style=plan.style)
         if data is None or isinstance(data, list | tuple):
             return self.present(data, ctx, select, style=plan.style)
         if type(data) is not dict and isinstance(data, Iterator | ValuesView):
             return self.present(data, ctx, select, style=plan.style)
+        embeds = self._embeds
+        if embeds and self._finishes():  # redaction searches every part: present's path
+            return self.present(data, ctx, select, style=plan.style)
         try:  # ``_masked_one``, without its frame
             masked = self._mask.one(data)
         except ValidationError as exc:
             raise self._error(exc, collection=False) from exc
+        # Before this Presenter's callbacks, which read the children's data (as ``_render``).
+        children = self._embedded(data, masked, ctx, True) if embeds else ()
         ui_blocks: list[UIBlock] = []
         attachments: list[Attachment] = []
         directives: list[str] = []
@@ -424,10 +431,23 @@ class Presenter:
                 add_checked(suggestions, found, Suggestion, "suggestion")
         except Exception as exc:
             raise PresenterError.callback_failed(self.name, exc) from exc
+        shown: list[UIBlock] = []
+        for view in children:  # as ``ResponseBuilder.merge`` adds them, after the own parts
+            shown += view.ui_blocks
+            shown += view.embeds
+            directives += view.directives
+            rules += view.system_rules
+            suggestions += view.suggestions
         if select is not None:
             masked = select_fields(masked, self.select_keys, select)
         return plan.render(
-            masked, tuple(ui_blocks), directives, rules, suggestions, tuple(attachments)
+            masked,
+            tuple(ui_blocks),
+            tuple(shown),
+            directives,
+            rules,
+            suggestions,
+            tuple(attachments),
         )
 
     def builder(
@@ -528,6 +548,18 @@ class Presenter:
         if type(data) is not dict and isinstance(data, Iterator | ValuesView):
             return self._render_collection(list(data), ctx, with_ui)
         masked = self._masked_one(data)
+        children = self._embedded(data, masked, ctx, with_ui) if self._embeds else ()
+        built = ResponseBuilder(masked)
+        self._run_callbacks(built, ctx, collection=False, with_ui=with_ui)
+        for view in children:  # the parent's own entries go first
+            built.merge(view, with_ui=with_ui)
+        return built
+
+    def _embedded(
+        self, data: Any, masked: dict[str, Any], ctx: Any, with_ui: bool
+    ) -> list[ResponseView]:
+        """Presents each child's value of one raw object into ``masked`` (SPEC §6): the
+        views of their parts, to be added after this Presenter's own."""
         children = []
         for key, child in self._embeds.items():
             raw = _read(data, key)
@@ -535,11 +567,7 @@ class Presenter:
                 sub = child._render(raw, ctx, with_ui)
                 masked[key] = sub.data
                 children.append(sub.view())
-        built = ResponseBuilder(masked)
-        self._run_callbacks(built, ctx, collection=False, with_ui=with_ui)
-        for view in children:  # the parent's own entries go first
-            built.merge(view, with_ui=with_ui)
-        return built
+        return children
 
     def _render_collection(
         self, rows: Sequence[Any], ctx: Any, with_ui: bool, limited: bool = True

@@ -267,13 +267,13 @@ class Action:
         self.without_request = not (
             self.injected or self.state_params or self.talks or timeout or views
         )
-        self.plan: Plan | None = None
-        """How its Presenter presents one object, made when the app's catalog freezes."""
+        self.plans: dict[Presenter, Plan] = {}
+        """How each of its Presenters (its own, or one per caller's scopes) presents one
+        object, made when the app's catalog freezes; a selector's are not known."""
 
     def freeze(self) -> None:
-        """Compiles the Presenter's plan (``_present.plan``) for the app's style."""
-        if self.presenter is not None:
-            self.plan = self.presenter.compile(self.style)
+        """Compiles its Presenters' plans (``_present.plan``) for the app's style."""
+        self.plans = {presenter: presenter.compile(self.style) for presenter in self.presenters}
 
     def __repr__(self) -> str:
         return f"Action({self.tool!r}, {self.name!r})"
@@ -413,9 +413,9 @@ class Action:
             if type(value) in _PLAIN:  # ``wrap``'s first case, without its frame
                 return render_value(value, *self._plain_style)
             return wrap(value, None, context, select, self.style)
-        if type(value) is dict and self.plan is not None and presenter is self.presenter:
+        if type(value) is dict and (plan := self.plans.get(presenter)) is not None:
             # One row, the common case: none of SPEC §13's other cases is a dict.
-            return presenter.planned(self.plan, value, context, select)
+            return presenter.planned(plan, value, context, select)
         if page is None and isinstance(value, list | tuple) and len(value) >= OFF_LOOP_ROWS:
             return None
         return wrap(value, presenter, context, select, self.style, page)

@@ -351,8 +351,9 @@ def fence(lang: str, body: str) -> str:
     """
     if "`" in lang or fold_lines(lang) != lang:
         raise ValueError(f"a fence language cannot hold backticks or line breaks: {lang!r}")
-    longest = max((len(run) for run in _BACKTICK_RUNS.findall(body)), default=0)
-    ticks = "`" * (longest + 1 if longest >= 3 else 3)
+    ticks = "```"
+    if ticks in body:  # a substring search: most bodies (a chart's JSON) hold no fence
+        ticks = "`" * (1 + max(len(run) for run in _BACKTICK_RUNS.findall(body)))
     return f"{ticks}{lang}\n{body}\n{ticks}"
 
 

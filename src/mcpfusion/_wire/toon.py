@@ -152,9 +152,17 @@ def _shape(objects: list[Any]) -> Shape | None:
     if type(first) is not dict or not first:
         return None
     keys = first.keys()
+    flat = True  # every value of every object primitive: the common row of a table
     for obj in objects:
         if type(obj) is not dict or len(obj) != len(keys) or obj.keys() != keys:
             return None
+        if flat:
+            for value in obj.values():
+                if type(value) is dict or type(value) is list:
+                    flat = False
+                    break
+    if flat:  # what the loop below finds, without a column list per key
+        return tuple([(key, None) for key in keys])
     fields: list[tuple[str, Shape | None]] = []
     for key in keys:
         column = [obj[key] for obj in objects]

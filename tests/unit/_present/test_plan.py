@@ -141,3 +141,114 @@ def test_an_unhashable_entry_is_rendered_afresh() -> None:
     assert planned.blocks[-1].endswith(
         "- billing.list: See all\n- billing.pay: Pay\n</action_suggestions>"
     )
+
+
+class Line(BaseModel):
+    """A child schema."""
+
+    sku: str
+    quantity: int
+
+
+class Payment(BaseModel):
+    """A grandchild schema."""
+
+    ref: str
+
+
+LINES = [{"sku": f"SKU-{i}", "quantity": i, "payments": {"ref": f"P{i}"}} for i in range(5)]
+NESTED = {**ROW, "lines": LINES, "customer": {"sku": "C", "quantity": 0}}
+
+
+def family(**child_options: Any) -> Presenter:
+    """A Presenter embedding a list and an object, both children embedding a grandchild;
+    every level has fixed parts and callbacks for objects and lists, entries overlapping."""
+    payment = Presenter("Payment", Payment, rules=["Refs are opaque."])
+    payment.ui(lambda pay: ui.summary(f"Payment {pay['ref']}"))
+    payment.suggest(lambda pay: suggest("billing.refund", "Refund"))
+    line = Presenter(
+        "Line", Line, rules=["Amounts are in CENTS.", "Quantities are units."], **child_options
+    ).embed("payments", payment)
+    line.ui(lambda item: [ui.summary(f"Line {item['sku']}"), ui.image(b"png")])
+    line.collection_ui(lambda items: ui.table(["SKU"], [[item["sku"]] for item in items]))
+    line.rules(lambda item: f"Line {item['sku']} is open.")
+    line.collection_rules(lambda items: f"{len(items)} lines.")
+    line.collection_suggest(lambda items: suggest("billing.lines", "See the lines"))
+    line.directives(lambda data: "Be brief.")
+    view = full_view().embed("lines", line).embed("customer", line)
+    return view
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_a_plan_sends_the_builder_paths_blocks_for_embeds(style: Style) -> None:
+    """Children's data, UI blocks (as embeds) and entries (after the parent's own, folded
+    and de-duplicated) come out as ``present`` writes them, nested, in every style."""
+    view = family()
+    planned = view.planned(view.compile(style), NESTED, None, None)
+    same(planned, view.present(NESTED, style=style))
+    assert require_view(planned).embeds
+    assert "Refs are opaque." in require_view(planned).system_rules
+
+
+@pytest.mark.parametrize("key", ["lines", "customer"])
+def test_a_plan_sends_a_single_or_a_collection_child_alone(key: str) -> None:
+    """A Presenter whose one embed holds an object, or a list, sends what ``present`` sends."""
+    view = family()
+    row = {**ROW, key: NESTED[key]}
+    same(
+        view.planned(view.compile(MODEL_DEFAULT), row, None, None),
+        view.present(row, style=MODEL_DEFAULT),
+    )
+
+
+def test_a_plan_cuts_an_embedded_list_to_the_childs_agent_limit() -> None:
+    """A child's agent limit cuts its list and its truncation notice is sent as an embed."""
+    view = family(limit=2)
+    planned = view.planned(view.compile(MODEL_DEFAULT), NESTED, None, None)
+    same(planned, view.present(NESTED, style=MODEL_DEFAULT))
+    assert len(require_view(planned).data["lines"]) == 2
+    assert "2 shown, 3 hidden" in require_view(planned).embeds[0].text
+
+
+def test_a_plan_selects_the_top_level_keys_of_an_embedding_presenter() -> None:
+    """``_select`` keeps the chosen keys, an embed's key among them, as ``present`` does."""
+    view = family()
+    plan = view.compile(Style("json", "|", "all"))
+    for select in (["lines"], ["id"], ["id", "customer"]):
+        same(
+            view.planned(plan, NESTED, None, select),
+            view.present(NESTED, None, select, style=plan.style),
+        )
+
+
+def test_a_plan_hands_a_redacting_child_to_present() -> None:
+    """A child that redacts makes the parent take ``present``: its values are censored."""
+    view = family(redact=["sku"])
+    planned = view.planned(view.compile(MODEL_DEFAULT), NESTED, None, None)
+    same(planned, view.present(NESTED, style=MODEL_DEFAULT))
+    assert "SKU-1" not in planned.text
+
+
+class Note(BaseModel):
+    """A child schema with an optional field."""
+
+    text: str
+    author: str | None = None
+
+
+def test_a_plan_hands_an_omitting_child_to_present() -> None:
+    """A child that omits ``None`` values makes the parent take ``present``: they are left out."""
+    view = Presenter("Invoice", Invoice).embed("memo", Presenter("Note", Note, omit_none=True))
+    row = {**ROW, "memo": {"text": "paid late", "author": None}}
+    planned = view.planned(view.compile(MODEL_DEFAULT), row, None, None)
+    same(planned, view.present(row, style=MODEL_DEFAULT))
+    assert require_view(planned).data["memo"] == {"text": "paid late"}
+
+
+def test_a_failing_child_callback_names_the_child_on_the_plans_path() -> None:
+    """A child callback that fails is a Presenter failure naming the child, as in ``present``."""
+    line = Presenter("Line", Line)
+    line.collection_rules(lambda items: 42)
+    view = Presenter("Invoice", Invoice).embed("lines", line)
+    with pytest.raises(PresenterError, match="Line"):
+        view.planned(view.compile(MODEL_DEFAULT), {**ROW, "lines": LINES}, None, None)

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from mcpfusion import DefinitionError, Fusion, Identity, Presenter
+from mcpfusion import DefinitionError, Fusion, Identity, Presenter, Suggestion
+from mcpfusion._present.style import MODEL_DEFAULT
 from mcpfusion._tools.views import Views
 from mcpfusion.testing import FusionTester
 
@@ -153,3 +154,23 @@ def test_a_caller_holding_every_key_is_listed_its_own_view_only() -> None:
     [tool] = tester.list_tools()
     assert tool["inputSchema"]["properties"]["_select"]["items"]["enum"] == ["name"]
     assert app.scope_key(tester.identity) == frozenset({"desk", "vet"})
+
+
+def test_each_view_of_one_object_is_presented_through_its_own_plan() -> None:
+    """Every Presenter of a mapping gets a plan when the catalog freezes, and a caller's
+    one object is sent through its view's plan as ``present`` writes it."""
+    vet_view = Presenter("Pet", Patient, rules=["Notes are confidential."])
+    vet_view.suggest(lambda pet: Suggestion("pets.get", "Read it again"))
+    app = Fusion("clinic")
+    pets = app.tool("pets")
+
+    @pets.action(returns={"vet": vet_view, "*": PUBLIC}, read_only=True)
+    def get() -> dict[str, str]:
+        """One pet."""
+        return ROWS[0]
+
+    vet = FusionTester(app, identity=Identity("u", scopes={"vet"})).call_sync("pets", "get")
+    desk = FusionTester(app, identity=Identity("u")).call_sync("pets", "get")
+    assert set(pets.actions["get"].plans) == {vet_view, PUBLIC}
+    assert tuple(vet.blocks) == vet_view.present(ROWS[0], style=MODEL_DEFAULT).blocks
+    assert tuple(desk.blocks) == PUBLIC.present(ROWS[0], style=MODEL_DEFAULT).blocks

@@ -131,12 +131,16 @@ def test_fence_empty_language_and_body() -> None:
 
 
 @given(hostile_text)
+@example("``")
+@example("a```b````c")
 def test_fence_run_outgrows_the_body(body: str) -> None:
-    """The fence run is at least 3 and longer than any run of 3+ backticks in the body."""
+    """The fence run is the shortest of at least 3 longer than any run of 3+ backticks in
+    the body (the text does not change with how the body is searched)."""
     fenced = wire.fence("x", body)
     ticks = len(fenced) - len(fenced.lstrip("`"))
     assert ticks >= 3
     assert "`" * ticks not in body
+    assert ticks == 3 or "`" * (ticks - 1) in body
     assert fenced == f"{'`' * ticks}x\n{body}\n{'`' * ticks}"
 
 
