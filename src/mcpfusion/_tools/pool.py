@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import contextvars
 import functools
+import math
 import os
 import queue
 import threading
@@ -42,7 +43,7 @@ class Pace:
 class _Job:
     """One call handed to a worker: the work, then its outcome and who hears of it."""
 
-    __slots__ = ("context", "elapsed", "fn", "future", "lock", "loop", "outcome")
+    __slots__ = ("context", "elapsed", "fn", "future", "lock", "loop", "outcome", "queued_at")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, fn: Callable[[], Any]) -> None:
         self.loop = loop
@@ -52,6 +53,7 @@ class _Job:
         self.future: asyncio.Future[Any] | None = None  # set once the caller sleeps
         self.outcome: tuple[Any, BaseException | None] | None = None
         self.elapsed = 0.0
+        self.queued_at = time.perf_counter()
 
     def run(self) -> tuple[Any, BaseException | None]:
         """In the worker: runs the work in the caller's context; its value or error."""
@@ -92,8 +94,8 @@ class _Pool:
     a round trip wakes two (the worker, then the loop). So the caller first waits awake
     for a quick handler (``spin_seconds``, yielding the CPU and the GIL) and takes its
     outcome without a wake-up, and a worker that finished a job waits as long for the
-    next one before it sleeps. Only one worker spins at a time, and nothing spins while
-    the server is idle. The slots of ``run_in_thread`` bound how many jobs run; an idle
+    next one before it sleeps when its jobs have been coming close behind each other.
+    Only one worker spins at a time, and nothing spins while the server is idle. The slots of ``run_in_thread`` bound how many jobs run; an idle
     thread ends after ``idle_seconds``.
     """
 
@@ -149,11 +151,15 @@ class _Pool:
         self, jobs: queue.SimpleQueue[_Job], idle: threading.Semaphore, spinner: threading.Lock
     ) -> None:
         # The queue and tokens it was started for: a pool started afresh has its own.
-        worked = False
+        # A spinning worker takes the GIL between its polls, slowing a loop that has other
+        # work: it spins only while its jobs come close behind each other (a caller's next
+        # call made at once), not when a request's network round trip lies between them.
+        spin = False
+        done_at = -math.inf
         while True:
             job = None  # nothing held while waiting
-            if worked and spinner.acquire(blocking=False):
-                try:  # a caller's next job comes within microseconds when it comes at once
+            if spin and spinner.acquire(blocking=False):
+                try:
                     job = _spin(functools.partial(_poll, jobs), self._spin_seconds)
                 finally:
                     spinner.release()
@@ -163,15 +169,16 @@ class _Pool:
                 except queue.Empty:
                     if idle.acquire(blocking=False):
                         return  # its own token: no caller counted on this thread
-                    worked = False
+                    spin = False
                     continue  # a caller took its token and queued a job for it
+            spin = job.queued_at - done_at < self._spin_seconds
             outcome = job.run()
             # Idle before the caller hears of it: its next job then finds this thread
             # rather than starting another one.
             idle.release()
             job.finish(outcome)
             del outcome
-            worked = True
+            done_at = time.perf_counter()
 
 
 def _spin(check: Callable[[], T | None], seconds: float) -> T | None:
