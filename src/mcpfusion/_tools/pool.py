@@ -95,8 +95,9 @@ class _Pool:
     for a quick handler (``spin_seconds``, yielding the CPU and the GIL) and takes its
     outcome without a wake-up, and a worker that finished a job waits as long for the
     next one before it sleeps when its jobs have been coming close behind each other.
-    Only one worker spins at a time, and nothing spins while the server is idle. The slots of ``run_in_thread`` bound how many jobs run; an idle
-    thread ends after ``idle_seconds``.
+    Only one worker spins at a time, and nothing spins while the server is idle. The
+    slots of ``run_in_thread`` bound how many jobs run; an idle thread ends after
+    ``idle_seconds``.
     """
 
     def __init__(
