@@ -4,7 +4,8 @@ The calls go through ``Fusion.call_tool``, the in-process call path every transp
 in (routing, validation, context, handler, wrapping, the response and its view):
 
 * ``trivial``: an async action returning a short string;
-* ``trivial_sync``: the same as a sync handler, which runs in a worker thread;
+* ``trivial_sync``: the same as a sync handler, which runs in a worker thread (the
+  default path: nothing opted into);
 * ``presented``: a ``get_invoice``-like async action whose one row goes through a
   Presenter with a rule, a UI block and a suggestion;
 * ``secured``: the ``presented`` call on an app serving real users: its API key verified

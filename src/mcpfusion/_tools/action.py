@@ -29,6 +29,7 @@ from mcpfusion._tools.client import Confirm, Feature, confirm_option, features_o
 from mcpfusion._tools.context import Context, Request
 from mcpfusion._tools.declared import DeclaredSchema
 from mcpfusion._tools.jsonschema import QuietJsonSchema
+from mcpfusion._tools.pool import Pace
 from mcpfusion._tools.structured import OutputSchema, failed
 from mcpfusion._tools.threads import run_in_thread
 from mcpfusion._tools.views import Returns, Views
@@ -211,6 +212,7 @@ class Action:
         # A plain value's format and delimiter, read once: two property calls less per call.
         self._plain_style = (style.format, style.toon_delimiter)
         self.is_async = _is_async(handler)
+        self._pace = Pace()  # a sync handler's: whether its calls are waited for awake
         fields, names, injected = _signature(owner, handler, context_type, reserved, state_type)
         self.injected: tuple[tuple[str, type], ...] = tuple(
             i for i in injected if i[1] is not _STATE
@@ -340,7 +342,7 @@ class Action:
                     request.cancel()
                 raise
         cancel = _unread if request is None else request.cancel
-        result = await run_in_thread(functools.partial(self.handler, **kwargs), cancel)
+        result = await run_in_thread(functools.partial(self.handler, **kwargs), cancel, self._pace)
         return await result if inspect.isawaitable(result) else result
 
     def failed(self, response: ToolResponse) -> ToolResponse:

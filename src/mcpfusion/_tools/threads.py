@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
-import functools
 import math
-import os
-import queue
 import threading
 from collections.abc import Callable
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
 import anyio
 import anyio.from_thread
 import anyio.to_thread
 from anyio.lowlevel import RunVar
+
+from mcpfusion._tools.pool import POOL, Pace
 
 T = TypeVar("T")
 
@@ -31,9 +29,6 @@ HANDLER_THREADS: Final = 40
 
 _RUNNING: RunVar[anyio.CapacityLimiter] = RunVar("mcpfusion_handler_threads")
 _UNBOUNDED: RunVar[anyio.CapacityLimiter] = RunVar("mcpfusion_unbounded")
-
-IDLE_SECONDS: Final = 10.0
-"""A worker thread without work for this long ends (anyio's workers wait as long)."""
 
 _PENDING, _RUNNING_STATE, _ORPHANED, _DONE, _ABANDONED = range(5)
 
@@ -100,13 +95,17 @@ class _Slot:
         self._limiter.release_on_behalf_of(self)
 
 
-async def run_in_thread(fn: Callable[[], T], on_cancel: Callable[[], None]) -> T | None:
+async def run_in_thread(
+    fn: Callable[[], T], on_cancel: Callable[[], None], pace: Pace | None = None
+) -> T | None:
     """Runs ``fn`` in a worker thread, waiting for a free slot first.
 
     Args:
         fn: the work; its exceptions (any ``BaseException``) propagate to the caller.
         on_cancel: called on the event loop when the caller is cancelled, so the work
             can see it (``ctx.cancelled``) and stop early.
+        pace: what the caller's previous runs showed (one per action): whether the loop
+            waits awake for a quick run (see ``pool``); ``None``: a fresh one.
 
     Returns:
         What ``fn`` returned (``None`` only if it never started).
@@ -135,7 +134,7 @@ async def run_in_thread(fn: Callable[[], T], on_cancel: Callable[[], None]) -> T
 
     try:
         if loop is not None:
-            result = await _POOL.run(loop, work)
+            result = await POOL.call(loop, work, pace or Pace())
         else:  # Our slots bound the threads; anyio's own limiter would count waiting callers.
             result = await anyio.to_thread.run_sync(
                 work, abandon_on_cancel=True, limiter=_limiter(_UNBOUNDED, math.inf)
@@ -157,67 +156,3 @@ def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
-
-
-class _Pool:
-    """Worker threads for sync handlers on asyncio: a job is a queue put and a future.
-
-    anyio's ``to_thread.run_sync`` costs a cancel scope, a checkpoint and a result queue
-    per call on top of the two thread wake-ups no hand-off avoids. Here a job is queued to
-    an idle thread (one is started when none is idle), runs in a copy of the caller's
-    context, and settles the caller's future through ``call_soon_threadsafe``. The slots
-    of ``run_in_thread`` bound how many run; an idle thread ends after ``idle_seconds``.
-    """
-
-    def __init__(self, idle_seconds: float = IDLE_SECONDS) -> None:
-        self._idle_seconds = idle_seconds
-        self._forget_threads()
-
-    def _forget_threads(self) -> None:
-        """Starts afresh: no queued job, no idle thread (a forked child has no thread)."""
-        self._jobs: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
-        self._idle = threading.Semaphore(0)  # one token per thread waiting for a job
-
-    def run(self, loop: asyncio.AbstractEventLoop, fn: Callable[[], T]) -> asyncio.Future[T]:
-        """Queues ``fn``; the future settles with its result. Cancelling the future
-        abandons the job: its thread runs on and its result is dropped."""
-        future: asyncio.Future[T] = loop.create_future()
-        self._jobs.put((loop, future, contextvars.copy_context(), fn))
-        if not self._idle.acquire(blocking=False):
-            serve = functools.partial(self._serve, self._jobs, self._idle)
-            threading.Thread(target=serve, name="mcpfusion-handler", daemon=True).start()
-        return future
-
-    def _serve(self, jobs: queue.SimpleQueue[tuple[Any, ...]], idle: threading.Semaphore) -> None:
-        # The queue and tokens it was started for: a pool started afresh has its own.
-        while True:
-            try:
-                loop, future, context, fn = jobs.get(timeout=self._idle_seconds)
-            except queue.Empty:
-                if idle.acquire(blocking=False):
-                    return  # its own token: no caller counted on this thread
-                continue  # a caller took its token and queued a job for it
-            try:
-                value, error = context.run(fn), None
-            except BaseException as exc:
-                value, error = None, exc
-            # Idle before the caller hears of it: its next job then finds this thread
-            # rather than starting another one.
-            idle.release()
-            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-                loop.call_soon_threadsafe(_settle, future, value, error)
-            del loop, future, context, fn, value, error  # nothing held while idle
-
-
-def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
-    if future.cancelled():  # its caller left (abandon on cancel)
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(value)
-
-
-_POOL: Final = _Pool()
-# A forked child inherits the idle tokens but not the threads: its jobs would wait forever.
-os.register_at_fork(after_in_child=_POOL._forget_threads)

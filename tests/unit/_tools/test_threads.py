@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+import time
 from typing import Any
 
 import anyio
 import pytest
 
 from mcpfusion import Fusion
-from mcpfusion._tools.threads import ThreadExit, _Pool, run_in_thread
+from mcpfusion._tools.pool import Pace, _Pool
+from mcpfusion._tools.threads import ThreadExit, run_in_thread
 
 pytestmark = pytest.mark.anyio
 
@@ -26,10 +28,11 @@ async def test_work_sees_the_callers_context_variables() -> None:
 
 async def test_sequential_calls_reuse_one_worker_thread() -> None:
     """Calls one after another run on the same idle thread, not on a new one each."""
-    names = {await run_in_thread(lambda: threading.current_thread().name, lambda: None)}
+    name = await run_in_thread(lambda: threading.current_thread().name, lambda: None)
+    idents = {await run_in_thread(threading.get_ident, lambda: None)}
     for _ in range(20):
-        names.add(await run_in_thread(lambda: threading.current_thread().name, lambda: None))
-    assert len(names) == 1 and str(names.pop()).startswith("mcpfusion-handler")
+        idents.add(await run_in_thread(threading.get_ident, lambda: None))
+    assert len(idents) == 1 and str(name).startswith("mcpfusion-handler")
 
 
 async def test_an_exception_reaches_the_caller_and_a_base_exception_is_carried() -> None:
@@ -104,3 +107,65 @@ async def test_a_pool_that_forgot_its_threads_starts_a_new_one() -> None:
         pool._forget_threads()
         second = await pool.run(loop, threading.current_thread)
     assert first is not second
+
+
+async def test_a_quick_handler_is_answered_while_the_loop_waits_awake() -> None:
+    """Within the spin a quick handler's outcome is taken without a turn of the loop."""
+    pool, pace = _Pool(spin_seconds=10.0), Pace()
+    loop = asyncio.get_running_loop()
+    turns: list[int] = []
+
+    def fail() -> None:
+        raise ValueError("bad row")
+
+    loop.call_soon(turns.append, 1)
+    assert await pool.call(loop, lambda: "pong", pace) == "pong"
+    with pytest.raises(ValueError, match="bad row"):
+        await pool.call(loop, fail, pace)
+    assert turns == [] and pace.quick
+
+
+async def test_quick_calls_answered_through_the_spin_reuse_one_thread() -> None:
+    """A worker is counted idle before its caller reads the outcome: no second thread starts."""
+    pool, pace = _Pool(spin_seconds=10.0), Pace()
+    loop = asyncio.get_running_loop()
+    names = {await pool.call(loop, threading.get_ident, pace)}
+    for _ in range(200):
+        names.add(await pool.call(loop, threading.get_ident, pace))
+    assert len(names) == 1
+
+
+async def test_a_slow_handler_is_awaited_and_its_next_call_not_spun_for() -> None:
+    """A run longer than the spin marks the pace slow; its next call yields to the loop."""
+    pool, pace = _Pool(spin_seconds=0.001), Pace()
+    loop = asyncio.get_running_loop()
+
+    def slow() -> str:
+        time.sleep(0.005)
+        return "late"
+
+    with anyio.fail_after(10):
+        assert await pool.call(loop, slow, pace) == "late"
+    assert not pace.quick
+    pool._spin_seconds = 10.0  # a spin now would answer before the loop turns
+    turns: list[int] = []
+    loop.call_soon(turns.append, 1)
+    assert await pool.call(loop, lambda: "pong", pace) == "pong"
+    assert turns == [1] and pace.quick
+
+
+def test_an_action_remembers_that_its_sync_handler_blocks() -> None:
+    """A sync action whose handler outlasts the spin is awaited at once on its next call."""
+    app = Fusion("threads")
+    tool = app.tool("t")
+
+    @tool.action("wait")
+    def wait() -> str:
+        time.sleep(0.005)
+        return "done"
+
+    async def call() -> Any:
+        return await app.call_tool("t", {"action": "wait"})
+
+    assert anyio.run(call).blocks == ("done",)
+    assert not tool.actions["wait"]._pace.quick
