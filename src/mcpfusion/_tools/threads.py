@@ -35,6 +35,10 @@ _UNBOUNDED: RunVar[anyio.CapacityLimiter] = RunVar("mcpfusion_unbounded")
 IDLE_SECONDS: Final = 10.0
 """A worker thread without work for this long ends (anyio's workers wait as long)."""
 
+HANDOFF_SECONDS: Final = 1.0
+"""The event loop waits at most this long for a worker thread to take a job (it takes
+one in microseconds; the bound only keeps a lost job from stopping the loop)."""
+
 _PENDING, _RUNNING_STATE, _ORPHANED, _DONE, _ABANDONED = range(5)
 
 
@@ -164,9 +168,10 @@ class _Pool:
 
     anyio's ``to_thread.run_sync`` costs a cancel scope, a checkpoint and a result queue
     per call on top of the two thread wake-ups no hand-off avoids. Here a job is queued to
-    an idle thread (one is started when none is idle), runs in a copy of the caller's
-    context, and settles the caller's future through ``call_soon_threadsafe``. The slots
-    of ``run_in_thread`` bound how many run; an idle thread ends after ``idle_seconds``.
+    an idle thread (one is started when none is idle) and the loop waits until the thread
+    has taken it; it runs in a copy of the caller's context and settles the caller's
+    future through ``call_soon_threadsafe``. The slots of ``run_in_thread`` bound how many
+    run; an idle thread ends after ``idle_seconds``.
     """
 
     def __init__(self, idle_seconds: float = IDLE_SECONDS) -> None:
@@ -179,24 +184,35 @@ class _Pool:
         self._idle = threading.Semaphore(0)  # one token per thread waiting for a job
 
     def run(self, loop: asyncio.AbstractEventLoop, fn: Callable[[], T]) -> asyncio.Future[T]:
-        """Queues ``fn``; the future settles with its result. Cancelling the future
-        abandons the job: its thread runs on and its result is dropped."""
+        """Queues ``fn`` and returns once a worker thread has taken it; the future settles
+        with its result. Cancelling the future abandons the job: its thread runs on and
+        its result is dropped."""
         future: asyncio.Future[T] = loop.create_future()
-        self._jobs.put((loop, future, contextvars.copy_context(), fn))
+        taken = threading.Lock()
+        taken.acquire()
+        self._jobs.put((loop, future, contextvars.copy_context(), fn, taken))
         if not self._idle.acquire(blocking=False):
             serve = functools.partial(self._serve, self._jobs, self._idle)
             threading.Thread(target=serve, name="mcpfusion-handler", daemon=True).start()
+        # The woken thread needs the GIL to take its job. A loop that never waits (a
+        # client polling tasks/get in the same loop, in process) drops the GIL only for
+        # the instant of each zero-timeout epoll, and every such drop restarts the woken
+        # thread's switch-interval wait, so it could wait seconds. Blocked here, the loop
+        # holds no GIL until the job is taken: the hand-off is an event, not a race.
+        # Bounded so that a job no thread takes (a bug) cannot stop the loop for good.
+        taken.acquire(timeout=HANDOFF_SECONDS)
         return future
 
     def _serve(self, jobs: queue.SimpleQueue[tuple[Any, ...]], idle: threading.Semaphore) -> None:
         # The queue and tokens it was started for: a pool started afresh has its own.
         while True:
             try:
-                loop, future, context, fn = jobs.get(timeout=self._idle_seconds)
+                loop, future, context, fn, taken = jobs.get(timeout=self._idle_seconds)
             except queue.Empty:
                 if idle.acquire(blocking=False):
                     return  # its own token: no caller counted on this thread
                 continue  # a caller took its token and queued a job for it
+            taken.release()
             try:
                 value, error = context.run(fn), None
             except BaseException as exc:
@@ -206,7 +222,7 @@ class _Pool:
             idle.release()
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
                 loop.call_soon_threadsafe(_settle, future, value, error)
-            del loop, future, context, fn, value, error  # nothing held while idle
+            del loop, future, context, fn, taken, value, error  # nothing held while idle
 
 
 def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import threading
 from typing import Any
 
@@ -104,3 +105,20 @@ async def test_a_pool_that_forgot_its_threads_starts_a_new_one() -> None:
         pool._forget_threads()
         second = await pool.run(loop, threading.current_thread)
     assert first is not second
+
+
+async def test_a_job_is_taken_by_a_thread_before_the_loop_goes_on() -> None:
+    """``run`` returns once a worker thread holds the job (new or idle thread alike), so a
+    loop that never waits (a client polling in process) cannot keep it from the GIL."""
+    pool = _Pool()
+    loop = asyncio.get_running_loop()
+    release = threading.Event()
+    taken: list[bool] = []
+    with anyio.fail_after(10):
+        for _ in range(2):  # the first job starts a thread; the second finds it idle
+            job = pool.run(loop, functools.partial(release.wait, 10))
+            taken.append(pool._jobs.empty())  # no await in between: the loop did not wait
+            release.set()
+            await job
+            release.clear()
+    assert taken == [True, True]
