@@ -22,6 +22,10 @@ IDLE_SECONDS: Final = 10.0
 SPIN_SECONDS: Final = 50e-6
 """How long the loop waits for a quick handler, and a worker for its next job, awake."""
 
+HANDOFF_SECONDS: Final = 1.0
+"""The event loop waits at most this long for a worker thread to take a job (it takes
+one in microseconds; the bound only keeps a lost job from stopping the loop)."""
+
 # Yields the CPU without the GIL and without sleeping (``time.sleep(0)`` sleeps the timer
 # slack, ~50 µs on Linux). Where the OS has none (Windows), nothing spins.
 _yield: Final[Callable[[], None] | None] = getattr(os, "sched_yield", None)
@@ -43,13 +47,25 @@ class Pace:
 class _Job:
     """One call handed to a worker: the work, then its outcome and who hears of it."""
 
-    __slots__ = ("context", "elapsed", "fn", "future", "lock", "loop", "outcome", "queued_at")
+    __slots__ = (
+        "context",
+        "elapsed",
+        "fn",
+        "future",
+        "lock",
+        "loop",
+        "outcome",
+        "queued_at",
+        "taken",
+    )
 
     def __init__(self, loop: asyncio.AbstractEventLoop, fn: Callable[[], Any]) -> None:
         self.loop = loop
         self.fn = fn
         self.context = contextvars.copy_context()
         self.lock = threading.Lock()  # orders ``finish`` and ``detach``
+        self.taken = threading.Lock()  # held until a worker has the job
+        self.taken.acquire()
         self.future: asyncio.Future[Any] | None = None  # set once the caller sleeps
         self.outcome: tuple[Any, BaseException | None] | None = None
         self.elapsed = 0.0
@@ -95,7 +111,8 @@ class _Pool:
     for a quick handler (``spin_seconds``, yielding the CPU and the GIL) and takes its
     outcome without a wake-up, and a worker that finished a job waits as long for the
     next one before it sleeps when its jobs have been coming close behind each other.
-    Only one worker spins at a time, and nothing spins while the server is idle. The
+    Only one worker spins at a time, and nothing spins while the server is idle. The loop
+    waits (without the GIL) until a worker has taken the job: see ``submit``. The
     slots of ``run_in_thread`` bound how many jobs run; an idle thread ends after
     ``idle_seconds``.
     """
@@ -114,12 +131,20 @@ class _Pool:
         self._spinner = threading.Lock()  # held by the one worker spinning for a job
 
     def submit(self, loop: asyncio.AbstractEventLoop, fn: Callable[[], Any]) -> _Job:
-        """Queues ``fn`` to an idle worker, starting one when none is idle."""
+        """Queues ``fn`` to an idle worker, starting one when none is idle, and returns
+        once a worker has taken it."""
         job = _Job(loop, fn)
         self._jobs.put(job)
         if not self._idle.acquire(blocking=False):
             serve = functools.partial(self._serve, self._jobs, self._idle, self._spinner)
             threading.Thread(target=serve, name="mcpfusion-handler", daemon=True).start()
+        # The woken thread needs the GIL to take its job. A loop that never waits (a
+        # client polling tasks/get in the same loop, in process) drops the GIL only for
+        # the instant of each zero-timeout epoll, and every such drop restarts the woken
+        # thread's switch-interval wait, so it could wait seconds. Blocked here, the loop
+        # holds no GIL until the job is taken: the hand-off is an event, not a race.
+        # Bounded so that a job no thread takes (a bug) cannot stop the loop for good.
+        job.taken.acquire(timeout=HANDOFF_SECONDS)
         return job
 
     def run(self, loop: asyncio.AbstractEventLoop, fn: Callable[[], T]) -> asyncio.Future[T]:
@@ -172,6 +197,7 @@ class _Pool:
                         return  # its own token: no caller counted on this thread
                     spin = False
                     continue  # a caller took its token and queued a job for it
+            job.taken.release()
             spin = job.queued_at - done_at < self._spin_seconds
             outcome = job.run()
             # Idle before the caller hears of it: its next job then finds this thread

@@ -6,6 +6,7 @@ what it declares (the tasks extension or not); the server is stateless and answe
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -46,6 +47,7 @@ class Probe:
         self.started = anyio.Event()
         self.cancelled = anyio.Event()
         self.seen: list[tuple[str, str, bool]] = []
+        self.threads: list[str] = []
 
 
 def tasks_app(probe: Probe) -> Fusion:
@@ -97,6 +99,12 @@ def tasks_app(probe: Probe) -> Fusion:
     def plain() -> str:
         """Never a task."""
         return "plain"
+
+    @jobs.action(read_only=True, task="optional")
+    def tally() -> str:
+        """A sync handler as a task: it runs in a worker thread."""
+        probe.threads.append(threading.current_thread().name)
+        return "tallied"
 
     return app
 
@@ -202,6 +210,22 @@ async def test_a_task_completes_with_its_result_inlined(raw: Raw) -> None:
     assert done["resultType"] == "complete"
     assert "quick done" in done["result"]["content"][0]["text"]
     assert done["statusMessage"] == "half way"
+
+
+async def test_a_sync_task_completes_while_its_client_polls_without_waiting(
+    raw: Raw, probe: Probe
+) -> None:
+    """A sync handler's task completes although the client keeps the loop busy polling."""
+    polls = 0
+    with anyio.fail_after(30):
+        task = await raw.call("tally")
+        while task["status"] == "working":
+            await anyio.sleep(0)  # no poll interval: the loop never waits on a socket
+            task = (await raw.get(task["taskId"]))["result"]
+            polls += 1
+    assert task["status"] == "completed" and polls >= 1
+    assert task["result"]["content"][0]["text"] == "tallied"
+    assert [name.startswith("mcpfusion-handler") for name in probe.threads] == [True]
 
 
 async def test_a_plain_action_never_makes_a_task(raw: Raw) -> None:

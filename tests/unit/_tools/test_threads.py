@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import threading
 import time
 from typing import Any
@@ -147,11 +148,13 @@ async def test_a_slow_handler_is_awaited_and_its_next_call_not_spun_for() -> Non
     with anyio.fail_after(10):
         assert await pool.call(loop, slow, pace) == "late"
     assert not pace.quick
-    pool._spin_seconds = 10.0  # a spin now would answer before the loop turns
-    turns: list[int] = []
-    loop.call_soon(turns.append, 1)
-    assert await pool.call(loop, lambda: "pong", pace) == "pong"
-    assert turns == [1] and pace.quick
+    pool._spin_seconds = 5.0  # a spin now would keep the loop from turning for 5 s
+    turned = threading.Event()
+    loop.call_soon(turned.set)
+    # The handler ends once the loop turns: at once if its caller awaits, after 5 s
+    # (reporting that it never saw the turn) if the caller spun.
+    assert await pool.call(loop, functools.partial(turned.wait, 5), pace) is True
+    assert pace.quick
 
 
 def test_an_action_remembers_that_its_sync_handler_blocks() -> None:
@@ -169,3 +172,20 @@ def test_an_action_remembers_that_its_sync_handler_blocks() -> None:
 
     assert anyio.run(call).blocks == ("done",)
     assert not tool.actions["wait"]._pace.quick
+
+
+async def test_a_job_is_taken_by_a_thread_before_the_loop_goes_on() -> None:
+    """``run`` returns once a worker thread holds the job (new or idle thread alike), so a
+    loop that never waits (a client polling in process) cannot keep it from the GIL."""
+    pool = _Pool()
+    loop = asyncio.get_running_loop()
+    release = threading.Event()
+    taken: list[bool] = []
+    with anyio.fail_after(10):
+        for _ in range(2):  # the first job starts a thread; the second finds it idle
+            job = pool.run(loop, functools.partial(release.wait, 10))
+            taken.append(pool._jobs.empty())  # no await in between: the loop did not wait
+            release.set()
+            await job
+            release.clear()
+    assert taken == [True, True]
