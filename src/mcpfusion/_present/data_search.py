@@ -1,27 +1,16 @@
-"""Redaction's search of the data and texts for traces: Aho-Corasick, a column at a time."""
+"""Redaction's search of the data for traces: a column at a time, joined and searched once."""
 
 from __future__ import annotations
 
 import functools
-import json
-import re
 from bisect import bisect_right
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate, compress, count, repeat
 from operator import ne
 from typing import Any, Final
 
-import ahocorasick
-
 from mcpfusion._present.text_fields import TEXT, Fields
-
-MIN_TRACE: Final = 4
-"""The shortest string (characters) or number (digits) searched for in the other blocks:
-shorter values would match inside unrelated text."""
-
-_ESCAPED: Final = re.compile(r'["\\\x00-\x1f]')
-"""A character JSON writes escaped: a form holding one is also searched for escaped."""
+from mcpfusion._present.trace_finder import Finder, Hit
 
 
 def values_at(nodes: list[Any], key: str) -> list[Any]:
@@ -164,54 +153,6 @@ def planned(data: Any, fields: Fields, shortest: int, skip: Iterable[Path]) -> l
             else:
                 pending.append((rows, values, at, _kind(values)))
     return found + _walked(pending, shortest)
-
-
-Hit = tuple[int, tuple[str, str]]
-"""An automaton's hit: where it ends in the text searched, and (the trace, its text)."""
-
-
-class Finder:
-    """Finds every form at once: an Aho-Corasick automaton (pyahocorasick, in C).
-
-    Built once per response for every text searched, so a search costs the text's length
-    plus the number of forms, never their product. The automaton stores only each form's
-    length (no Python object a form: cheaper to build); a hit is read back from the text.
-    A form holding a character JSON escapes is also found escaped (JSON data,
-    ``ui.json``, ECharts options).
-    """
-
-    __slots__ = ("_automaton", "_texts", "shortest")
-
-    def __init__(self, words: Mapping[str, str], shortest: int) -> None:
-        self._texts = dict(words)
-        self.shortest = shortest
-        """The length of the shortest form: a shorter string holds none."""
-        automaton = ahocorasick.Automaton(ahocorasick.STORE_LENGTH)
-        deque(map(automaton.add_word, words), maxlen=0)
-        if _ESCAPED.search("".join(words)):  # in C: the common case, no form to escape
-            for form in filter(_ESCAPED.search, words):
-                escaped = json.dumps(form, ensure_ascii=False)[1:-1]
-                self._texts.setdefault(escaped, words[form])
-                automaton.add_word(escaped)
-        automaton.make_automaton()
-        self._automaton = automaton
-
-    def hits(self, text: str) -> list[Hit]:
-        """Every occurrence of a form in ``text``, overlapping ones included."""
-        texts, found = self._texts, []
-        for end, length in self._automaton.iter(text):
-            trace = text[end - length + 1 : end + 1]
-            found.append((end, (trace, texts[trace])))
-        return found
-
-
-def finder_of(forms: Mapping[str, str]) -> Finder | None:
-    """The finder of ``forms`` long enough to search for; ``None`` if there is none."""
-    shortest = min(map(len, forms), default=0)  # in C: the common case, every form fits
-    if shortest < MIN_TRACE:
-        forms = {form: text for form, text in forms.items() if len(form) >= MIN_TRACE}
-        shortest = min(map(len, forms), default=0)
-    return Finder(forms, shortest) if forms else None  # an automaton needs a word
 
 
 def rewrite(text: str, hits: Iterable[Hit], offset: int = 0) -> str:

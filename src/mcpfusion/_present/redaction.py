@@ -26,11 +26,8 @@ from pydantic import BaseModel
 
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.data_search import (
-    MIN_TRACE,
     Column,
-    Finder,
     columns,
-    finder_of,
     planned,
     rewrite,
     scrubbed_data,
@@ -38,6 +35,7 @@ from mcpfusion._present.data_search import (
 )
 from mcpfusion._present.masking import collector_paused, seen_through
 from mcpfusion._present.text_fields import Fields
+from mcpfusion._present.trace_finder import MIN_TRACE, Finder, finder_of
 from mcpfusion._wire.format import fold_lines
 from mcpfusion._wire.parts import BULLET_KINDS, ResponseView, UIBlock
 
