@@ -6,8 +6,8 @@ import functools
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate, compress, count, repeat
-from operator import ne
-from typing import Any, Final
+from operator import itemgetter, ne
+from typing import Any, Final, cast
 
 from mcpfusion._present.text_fields import TEXT, Fields
 from mcpfusion._present.trace_finder import Finder, Hit
@@ -176,26 +176,26 @@ def rewrite(text: str, hits: Iterable[Hit], offset: int = 0) -> str:
 def scrubbed_data(data: Any, finder: Finder, columns: list[Column]) -> Any:
     """``data`` with every trace in its strings replaced (a phone typed into a note).
 
-    Each string column is joined and searched in one automaton pass; a hit's position
-    tells which string holds it. Only the rows holding a trace are rewritten, and in
-    them only the containers on the way to such a string are copied (``_rewritten``).
+    Each string column is joined and searched in one pass; a hit's position tells which
+    string holds it. Only the rows holding a trace are rewritten, and in them only the
+    containers on the way to such a string are copied (``_rewritten``).
     """
     replaced: dict[str, str] = {}
-    dirty: dict[int, list[Path]] = {}
+    dirty: dict[int, list[tuple[Path, str]]] = {}
     for rows, column, path, joined in columns:
         hits = finder.hits(joined)
         if hits:
             for index, new in _changed(column, joined, hits):
                 replaced[column[index]] = new
-                dirty.setdefault(rows[index], []).append(path)
+                dirty.setdefault(rows[index], []).append((path, new))
     if not dirty:
         return data
     text = functools.partial(_get_or_same, replaced)
     if not isinstance(data, list):
         return _rewritten(data, dirty[0], text)
     rewritten = data.copy()
-    for row, paths in dirty.items():
-        rewritten[row] = _rewritten(data[row], paths, text)
+    for row, writes in dirty.items():
+        rewritten[row] = _rewritten(data[row], writes, text)
     return rewritten
 
 
@@ -227,18 +227,25 @@ def _get_or_same(table: dict[str, str], text: str) -> str:
     return table.get(text, text)
 
 
-def _rewritten(node: Any, paths: list[Path], text: Callable[[str], str]) -> Any:
-    """``node`` with ``text`` applied at the end of each path, copying what it passes;
-    the whole of it (``scrubbed``) where a path is unknown or ends here."""
-    if None in paths or () in paths:
+_PATH: Final = itemgetter(0)
+
+
+def _rewritten(node: Any, writes: list[tuple[Path, str]], text: Callable[[str], str]) -> Any:
+    """``node`` with each write's string at the end of its path, copying each container
+    the paths pass once; the whole of it ``scrubbed`` where a path is unknown or ends here."""
+    if not all(map(_PATH, writes)):  # None (below a list, mixed) or () (the row is the string)
         return scrubbed(node, text)
-    tails: dict[str, list[Path]] = {}
-    for path in paths:
-        if path:  # always: None and () were handled above
-            tails.setdefault(path[0], []).append(path[1:])
     copy = node.copy()  # a path's keys only ever pass through dicts
-    for key, below in tails.items():
-        copy[key] = _rewritten(node[key], below, text)
+    copies: dict[tuple[str, ...], Any] = {}
+    for path, new in cast(list[tuple[tuple[str, ...], str]], writes):  # no None: checked
+        at = copy
+        for depth in range(1, len(path)):  # none for a top-level key: the common case
+            inner = copies.get(path[:depth])
+            if inner is None:
+                inner = copies[path[:depth]] = at[path[depth - 1]].copy()
+                at[path[depth - 1]] = inner
+            at = inner
+        at[path[-1]] = new
     return copy
 
 
