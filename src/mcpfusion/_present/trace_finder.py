@@ -26,9 +26,13 @@ MAX_LENGTHS: Final = 16
 """The most distinct form lengths the prefilter looks up at each prefix found."""
 
 CHECKS_PER_CHAR: Final = 1 / 32
-"""The prefilter's budget of lookups a character of text (plus ``CHECKS_SLACK``): a text
-so full of prefixes that it needs more (hostile, or unlucky) is searched by the automaton,
-so its cost stays bounded by about the automaton's."""
+"""The prefilter's budget of lookups a character of text: about what the automaton's pass
+over it costs. A text so full of prefixes that it needs more than its budget (hostile, or
+unlucky) is searched by the automaton, so its cost stays bounded by about twice the
+automaton's (build and pass)."""
+
+CHECKS_PER_FORM: Final = 1
+"""The budget's part for the automaton's build (a lookup a form), while it is not built."""
 
 CHECKS_SLACK: Final = 256
 
@@ -80,6 +84,8 @@ class Finder:
         """Every occurrence of a form in ``text``, overlapping ones included."""
         if self._prefixes:
             budget = int(len(text) * CHECKS_PER_CHAR) + CHECKS_SLACK
+            if self._automaton is None:
+                budget += len(self._texts) * CHECKS_PER_FORM
             found = prefiltered(text, self._texts, self._prefixes, self._lengths, budget)
             if found is not None:
                 return found

@@ -90,10 +90,21 @@ def test_a_text_full_of_prefixes_goes_to_the_automaton() -> None:
     text = "bill" * 5_000 + "billing22@example.com"
     finder = finder_of(forms)
     assert finder is not None
-    budget = int(len(text) * trace_finder.CHECKS_PER_CHAR) + trace_finder.CHECKS_SLACK
+    budget = int(len(text) * trace_finder.CHECKS_PER_CHAR) + trace_finder.CHECKS_SLACK + 2
     assert trace_finder.prefiltered(text, forms, ["bill"], [21, 20], budget) is None
     assert finder.hits(text) == [(len(text) - 1, ("billing22@example.com", "[E]"))]
     assert finder._automaton is not None
+
+
+def test_a_table_of_hits_stays_on_the_prefilter() -> None:
+    """A short text dense with real hits (a table of the values) spares the automaton's build."""
+    forms = {f"2024-{n:06d}": "[N]" for n in range(1_000)}
+    forms |= {f"billing{n}@example.com": "[E]" for n in range(1_000)}
+    finder = finder_of(forms)
+    assert finder is not None
+    table = "".join(f"| 2024-{n:06d} | billing{n}@example.com |\n" for n in range(100))
+    assert len(finder.hits(table)) == 200
+    assert finder._automaton is None
 
 
 def test_short_forms_are_not_searched() -> None:
