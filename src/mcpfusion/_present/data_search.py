@@ -6,8 +6,8 @@ import functools
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate, compress, count, repeat
-from operator import itemgetter, ne
-from typing import Any, Final, cast
+from operator import ne
+from typing import Any, Final
 
 from mcpfusion._present.text_fields import TEXT, Fields
 from mcpfusion._present.trace_finder import Finder, Hit
@@ -177,25 +177,33 @@ def scrubbed_data(data: Any, finder: Finder, columns: list[Column]) -> Any:
     """``data`` with every trace in its strings replaced (a phone typed into a note).
 
     Each string column is joined and searched in one pass; a hit's position tells which
-    string holds it. Only the rows holding a trace are rewritten, and in them only the
-    containers on the way to such a string are copied (``_rewritten``).
+    string holds it. Only the rows holding a trace are rewritten: a string at a key path
+    is written there in a copy of its row (``_written``); a row holding one at no key path
+    (below a list, in a mixed column) is walked whole (``scrubbed``).
     """
     replaced: dict[str, str] = {}
-    dirty: dict[int, list[tuple[Path, str]]] = {}
+    writes: dict[int, list[tuple[tuple[str, ...], str]]] = {}
+    walked: set[int] = set()
     for rows, column, path, joined in columns:
         hits = finder.hits(joined)
         if hits:
             for index, new in _changed(column, joined, hits):
                 replaced[column[index]] = new
-                dirty.setdefault(rows[index], []).append((path, new))
-    if not dirty:
+                if path:
+                    writes.setdefault(rows[index], []).append((path, new))
+                else:  # None, or () where the row is the string
+                    walked.add(rows[index])
+    if not writes and not walked:
         return data
     text = functools.partial(_get_or_same, replaced)
     if not isinstance(data, list):
-        return _rewritten(data, dirty[0], text)
+        return scrubbed(data, text) if walked else _written(data, writes[0])
     rewritten = data.copy()
-    for row, writes in dirty.items():
-        rewritten[row] = _rewritten(data[row], writes, text)
+    for row in walked:
+        rewritten[row] = scrubbed(data[row], text)
+    for row, at in writes.items():
+        if row not in walked:
+            rewritten[row] = _written(data[row], at)
     return rewritten
 
 
@@ -227,17 +235,12 @@ def _get_or_same(table: dict[str, str], text: str) -> str:
     return table.get(text, text)
 
 
-_PATH: Final = itemgetter(0)
-
-
-def _rewritten(node: Any, writes: list[tuple[Path, str]], text: Callable[[str], str]) -> Any:
-    """``node`` with each write's string at the end of its path, copying each container
-    the paths pass once; the whole of it ``scrubbed`` where a path is unknown or ends here."""
-    if not all(map(_PATH, writes)):  # None (below a list, mixed) or () (the row is the string)
-        return scrubbed(node, text)
-    copy = node.copy()  # a path's keys only ever pass through dicts
+def _written(row: dict[str, Any], writes: list[tuple[tuple[str, ...], str]]) -> dict[str, Any]:
+    """A copy of ``row`` with each write's string at the end of its key path, each
+    container on the way copied once (the caller's own rows are never written)."""
+    copy = row.copy()
     copies: dict[tuple[str, ...], Any] = {}
-    for path, new in cast(list[tuple[tuple[str, ...], str]], writes):  # no None: checked
+    for path, new in writes:
         at = copy
         for depth in range(1, len(path)):  # none for a top-level key: the common case
             inner = copies.get(path[:depth])
