@@ -414,7 +414,7 @@ class Scrubber:
             return columns(data, finder.shortest)
         paths, text = self._filled
         skip = () if finder.hits(text) else paths
-        return planned(data, self._fields, finder.shortest, skip)
+        return planned(data, self._fields, finder.shortest, skip, measure=not finder.cheap)
 
     def _text(self, text: str) -> str:
         """``text`` with every trace replaced; ``text`` itself where none occurs."""

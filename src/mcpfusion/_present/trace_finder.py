@@ -80,6 +80,12 @@ class Finder:
         self._prefixes = prefixes if len(prefixes) <= MAX_PREFIXES else ()
         self._automaton: ahocorasick.Automaton | None = None
 
+    @property
+    def cheap(self) -> bool:
+        """Whether the prefilter searches: a few ``str.find`` passes, cheaper than measuring
+        a column's strings to learn none is long enough to hold a form."""
+        return bool(self._prefixes)
+
     def hits(self, text: str) -> list[Hit]:
         """Every occurrence of a form in ``text``, overlapping ones included."""
         if self._prefixes:
