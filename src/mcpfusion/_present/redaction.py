@@ -19,7 +19,7 @@ import typing
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any, Final
 
 from pydantic import BaseModel
@@ -107,11 +107,18 @@ class Traces:
         A dict or list redacted whole stands for the strings and numbers inside it.
         """
         found: dict[Any, str] = {}
-        for values, text in reversed(self._fixed):  # the first text recorded wins
+        texts = {text for _, text in self._fixed}
+        if len(texts) == 1:  # one censor text, the common case: one pass in C, in any order
             try:
-                found.update(dict.fromkeys(values, text))
+                found = dict.fromkeys(chain.from_iterable(map(_VALUES, self._fixed)), *texts)
             except TypeError:  # unhashable: a dict or list redacted whole
-                found.update((leaf, text) for v in values for leaf in _leaves(v))
+                found = {}
+        if not found:
+            for values, text in reversed(self._fixed):  # the first text recorded wins
+                try:
+                    found.update(dict.fromkeys(values, text))
+                except TypeError:  # unhashable: a dict or list redacted whole
+                    found.update((leaf, text) for v in values for leaf in _leaves(v))
         for value, replacement in reversed(self._mapped.items()):
             found[value] = _text(replacement)
         if set(map(type, found)) <= {str}:  # in C: the common case, strings only
@@ -125,6 +132,9 @@ class Traces:
                 if sum(char.isdigit() for char in digits) >= MIN_TRACE:
                     forms.setdefault(digits, text)
         return forms
+
+
+_VALUES: Final = operator.itemgetter(0)
 
 
 def _leaves(value: Any) -> Iterator[Any]:

@@ -65,6 +65,18 @@ def test_forms_of_numbers_subtrees_and_short_values() -> None:
     }
 
 
+def test_forms_of_several_adds_keep_the_first_text_recorded() -> None:
+    """Values added under one text are all forms; under two texts the first recorded wins."""
+    one = Traces()
+    one.add(["2024-000001", "bob@x.io"], "X")
+    one.add(["bob@x.io", {"k": "deep-value"}], "X")
+    assert one.forms() == {"2024-000001": "X", "bob@x.io": "X", "deep-value": "X"}
+    two = Traces()
+    two.add(["bob@x.io", "2024-000001"], "first")
+    two.add(["bob@x.io", "joe@x.io"], "second")
+    assert two.forms() == {"bob@x.io": "first", "2024-000001": "first", "joe@x.io": "second"}
+
+
 def test_a_censor_function_and_its_text() -> None:
     """A function's output is the replacement; non-text outputs are written as JSON."""
     traces = Traces()
