@@ -144,7 +144,7 @@ def planned(
             at = (*path, key)
             if kind is None or at in skipped or (isinstance(kind, int) and kind < shortest):
                 continue
-            values = _column(nodes, key)
+            values = built_values_at(nodes, key)
             if isinstance(kind, dict) and set(map(type, values)) == {dict}:
                 models.append((rows, values, at, kind))
             elif kind == TEXT:
@@ -163,13 +163,13 @@ def planned(
     return found + _walked(pending, shortest)
 
 
-def _column(rows: list[dict[str, Any]], key: str) -> list[Any]:
-    """``values_at`` of rows known to be plain dicts: ``row[key]`` in C (faster than
-    ``dict.get``), unless a row lacks the key."""
+def built_values_at(nodes: list[Any], key: str) -> list[Any]:
+    """``values_at`` of nodes masking built (plain dicts, none with ``__missing__``):
+    ``node[key]`` in C, faster than ``dict.get``, unless a node lacks the key or is no dict."""
     try:
-        return list(map(itemgetter(key), rows))
-    except KeyError:
-        return values_at(rows, key)
+        return list(map(itemgetter(key), nodes))
+    except (KeyError, TypeError):
+        return values_at(nodes, key)
 
 
 def rewrite(text: str, hits: Iterable[Hit], offset: int = 0) -> str:

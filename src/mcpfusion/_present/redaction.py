@@ -27,6 +27,7 @@ from pydantic import BaseModel
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.data_search import (
     Column,
+    built_values_at,
     columns,
     planned,
     rewrite,
@@ -237,14 +238,16 @@ Visit = Callable[[list[Any], _Sink], None]
 
 def _compiled(steps: tuple[str, ...], copy: bool) -> Visit:
     """A path as steps, each handing every node it reaches to the next at once."""
-    visit = _last(steps[-1])
-    for step in reversed(steps[:-1]):
-        visit = _step(step, visit, copy)
+    # Without copy the rows are masking's plain dicts (none with __missing__): the first
+    # step reads them in C (``built_values_at``); deeper containers may be any Mapping.
+    visit = _last(steps[-1], fast=not copy and len(steps) == 1)
+    for depth in range(len(steps) - 2, -1, -1):
+        visit = _step(steps[depth], visit, copy, fast=not copy and depth == 0)
     return visit
 
 
-def _last(step: str) -> Visit:
-    """The last step: the values it reaches are replaced."""
+def _last(step: str, fast: bool) -> Visit:
+    """The last step: the values it reaches are replaced (``fast``: as ``_step``)."""
     if step in (_ITEMS, _ANY):
 
         def each(nodes: list[Any], sink: _Sink) -> None:
@@ -260,7 +263,7 @@ def _last(step: str) -> Visit:
         return each
 
     def key(nodes: list[Any], sink: _Sink) -> None:
-        values = values_at(nodes, step)
+        values = built_values_at(nodes, step) if fast else values_at(nodes, step)
         if None in values:  # absent or None: nothing to hide
             kept = [(n, v) for n, v in zip(nodes, values, strict=True) if v is not None]
             nodes, values = [n for n, _ in kept], [v for _, v in kept]
@@ -270,12 +273,13 @@ def _last(step: str) -> Visit:
     return key
 
 
-def _step(step: str, inner: Visit, copy: bool) -> Visit:
+def _step(step: str, inner: Visit, copy: bool, fast: bool = False) -> Visit:
     """An inner step: every node one level down, handed on at once.
 
     With ``copy``, each container reached is replaced in its parent by a shallow copy
     before anything is written into it, so data the mask passed through as it was (a field
-    typed ``Any``) is never changed under the caller.
+    typed ``Any``) is never changed under the caller. With ``fast``, the nodes are plain
+    dicts and a key is read in C (``built_values_at``).
     """
 
     def visit(nodes: list[Any], sink: _Sink) -> None:
@@ -286,7 +290,7 @@ def _step(step: str, inner: Visit, copy: bool) -> Visit:
         elif step == _ANY:
             below = [v for node in nodes if isinstance(node, dict) for v in node.values()]
         else:
-            below = values_at(nodes, step)
+            below = built_values_at(nodes, step) if fast else values_at(nodes, step)
             if None in below:
                 below = [node for node in below if node is not None]
         if below:
