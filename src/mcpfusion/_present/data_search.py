@@ -195,32 +195,46 @@ def scrubbed_data(data: Any, finder: Finder, columns: list[Column]) -> Any:
 
     Each string column is joined and searched in one pass; a hit's position tells which
     string holds it. Only the rows holding a trace are rewritten: a string at a key path
-    is written there in a copy of its row (``_written``); a row holding one at no key path
+    is written there in a copy of its row (``_write``); a row holding one at no key path
     (below a list, in a mixed column) is walked whole (``scrubbed``).
     """
     replaced: dict[str, str] = {}
-    writes: dict[int, list[tuple[tuple[str, ...], str]]] = {}
+    keyed: list[tuple[tuple[str, ...], list[tuple[int, str]]]] = []
     walked: set[int] = set()
     for rows, column, path, joined in columns:
         hits = finder.hits(joined)
         if hits:
+            writes: list[tuple[int, str]] = []
             for index, new in _changed(column, joined, hits):
                 replaced[column[index]] = new
-                if path:
-                    writes.setdefault(rows[index], []).append((path, new))
-                else:  # None, or () where the row is the string
-                    walked.add(rows[index])
-    if not writes and not walked:
+                writes.append((rows[index], new))
+            if path:
+                keyed.append((path, writes))
+            else:  # None, or () where the row is the string
+                walked.update(row for row, _ in writes)
+    if not replaced:
         return data
+    source = data if isinstance(data, list) else [data]
     text = functools.partial(_get_or_same, replaced)
+    done = {row: scrubbed(source[row], text) for row in walked}  # keyed strings too
+    for path, writes in keyed:
+        if len(path) == 1:  # a top-level key, the common case: written here
+            key = path[0]
+            for row, new in writes:
+                if row not in walked:
+                    copy = done.get(row)
+                    if copy is None:
+                        copy = done[row] = source[row].copy()
+                    copy[key] = new
+        else:
+            for row, new in writes:
+                if row not in walked:
+                    _write(done, source, row, path, new)
     if not isinstance(data, list):
-        return scrubbed(data, text) if walked else _written(data, writes[0])
+        return done[0]
     rewritten = data.copy()
-    for row in walked:
-        rewritten[row] = scrubbed(data[row], text)
-    for row, at in writes.items():
-        if row not in walked:
-            rewritten[row] = _written(data[row], at)
+    for row, node in done.items():
+        rewritten[row] = node
     return rewritten
 
 
@@ -252,21 +266,21 @@ def _get_or_same(table: dict[str, str], text: str) -> str:
     return table.get(text, text)
 
 
-def _written(row: dict[str, Any], writes: list[tuple[tuple[str, ...], str]]) -> dict[str, Any]:
-    """A copy of ``row`` with each write's string at the end of its key path, each
-    container on the way copied once (the caller's own rows are never written)."""
-    copy = row.copy()
-    copies: dict[tuple[str, ...], Any] = {}
-    for path, new in writes:
-        at = copy
-        for depth in range(1, len(path)):  # none for a top-level key: the common case
-            inner = copies.get(path[:depth])
-            if inner is None:
-                inner = copies[path[:depth]] = at[path[depth - 1]].copy()
-                at[path[depth - 1]] = inner
-            at = inner
-        at[path[-1]] = new
-    return copy
+def _write(
+    done: dict[int, Any], rows: list[Any], row: int, path: tuple[str, ...], new: str
+) -> None:
+    """Writes ``new`` at ``path`` in ``done[row]``, a copy of ``rows[row]`` made on its
+    first write, copying each container on the way the first time a write passes it."""
+    copy = done.get(row)
+    if copy is None:
+        copy = done[row] = rows[row].copy()
+    at, was = copy, rows[row]
+    for key in path[:-1]:
+        child, was = at[key], was[key]
+        if child is was:  # still the caller's: copied before anything is written into it
+            child = at[key] = child.copy()
+        at = child
+    at[path[-1]] = new
 
 
 def scrubbed(node: Any, text: Callable[[str], str]) -> Any:
