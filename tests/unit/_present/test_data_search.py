@@ -59,3 +59,22 @@ def test_untouched_data_is_returned_as_it_is() -> None:
     """Data holding no trace is the very same object."""
     rows = [{"note": "nothing to see"}]
     assert scrub(rows, finder("2024-000001")) is rows
+
+
+def test_a_walked_row_gets_its_keyed_strings_too() -> None:
+    """A row walked for a string below a list still has its keyed strings rewritten."""
+    rows = [{"tags": ["x 5551234"], "note": "call 5551234"}, {"tags": [], "note": "5551234"}]
+    assert scrub(rows, finder("5551234")) == [
+        {"tags": ["x [R]"], "note": "call [R]"},
+        {"tags": [], "note": "[R]"},
+    ]
+
+
+def test_a_container_shared_by_rows_is_never_written() -> None:
+    """Rows sharing one nested dict each get their own rewritten copy; the shared one stays."""
+    shared = {"mail": "bob@x.io", "name": "Bob"}
+    rows = [{"who": shared, "n": 1}, {"who": shared, "n": 2}]
+    out = scrub(rows, finder("bob@x.io"))
+    assert out == [{"who": {"mail": "[R]", "name": "Bob"}, "n": n} for n in (1, 2)]
+    assert shared == {"mail": "bob@x.io", "name": "Bob"}
+    assert out[0]["who"] is not out[1]["who"]
