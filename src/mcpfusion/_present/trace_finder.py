@@ -25,14 +25,17 @@ tenth of an automaton pass, and the automaton's build is saved."""
 MAX_LENGTHS: Final = 16
 """The most distinct form lengths the prefilter looks up at each prefix found."""
 
-CHECKS_PER_CHAR: Final = 1 / 32
-"""The prefilter's budget of lookups a character of text: about what the automaton's pass
-over it costs. A text so full of prefixes that it needs more than its budget (hostile, or
-unlucky) is searched by the automaton, so its cost stays bounded by about twice the
-automaton's (build and pass)."""
+CHECKS_PER_CHAR: Final = 1 / 64
+"""The prefilter's budget of lookups a character of text, half what the automaton's pass
+over it costs (the benchmark's notes need a lookup every 120 characters). A text so full
+of prefixes that it needs more than its budget (hostile, or unlucky) is searched by the
+automaton, so its cost stays bounded: 500,000 characters of prefixes cost about 1.5x the
+automaton alone (build and pass), a text of ordinary prose about half of it."""
 
-CHECKS_PER_FORM: Final = 1
-"""The budget's part for the automaton's build (a lookup a form), while it is not built."""
+CHECKS_PER_FORM: Final = 1 / 4
+"""The budget's part for the automaton's build (a lookup every 4 forms, about half the
+build's cost), while it is not built: a short text dense with real hits (a table of the
+values) spares the build."""
 
 CHECKS_SLACK: Final = 256
 
@@ -91,7 +94,7 @@ class Finder:
         if self._prefixes:
             budget = int(len(text) * CHECKS_PER_CHAR) + CHECKS_SLACK
             if self._automaton is None:
-                budget += len(self._texts) * CHECKS_PER_FORM
+                budget += int(len(self._texts) * CHECKS_PER_FORM)
             found = prefiltered(text, self._texts, self._prefixes, self._lengths, budget)
             if found is not None:
                 return found
