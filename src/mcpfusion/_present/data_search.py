@@ -1,27 +1,16 @@
-"""Redaction's search of the data and texts for traces: Aho-Corasick, a column at a time."""
+"""Redaction's search of the data for traces: a column at a time, joined and searched once."""
 
 from __future__ import annotations
 
 import functools
-import json
-import re
 from bisect import bisect_right
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate, compress, count, repeat
-from operator import ne
+from operator import itemgetter, ne
 from typing import Any, Final
 
-import ahocorasick
-
 from mcpfusion._present.text_fields import TEXT, Fields
-
-MIN_TRACE: Final = 4
-"""The shortest string (characters) or number (digits) searched for in the other blocks:
-shorter values would match inside unrelated text."""
-
-_ESCAPED: Final = re.compile(r'["\\\x00-\x1f]')
-"""A character JSON writes escaped: a form holding one is also searched for escaped."""
+from mcpfusion._present.trace_finder import Finder, Hit
 
 
 def values_at(nodes: list[Any], key: str) -> list[Any]:
@@ -127,14 +116,18 @@ def _by_key(column: list[dict[Any, Any]]) -> list[tuple[Any, list[Any], str | se
     return [(key, values, _kind(values)) for key in keys for values in [values_at(column, key)]]
 
 
-def planned(data: Any, fields: Fields, shortest: int, skip: Iterable[Path]) -> list[Column]:
+def planned(
+    data: Any, fields: Fields, shortest: int, skip: Iterable[Path], measure: bool = True
+) -> list[Column]:
     """``columns`` read through the schema (``text_fields``).
 
     Masking keeps only the schema's keys (and an embed's, ``WALK``). A column the schema
     says holds no text, or only ``Literal`` strings too short to hold a form, or that
     redaction filled with its fixed text (``skip``), is passed without looking at it; a
     nested model's fields are read the same way; the rest (an embed, a list, a column
-    with ``None`` or other types in it) is walked as ``columns`` does.
+    with ``None`` or other types in it) is walked as ``columns`` does. Without
+    ``measure``, a text column is joined without measuring its strings first (for a
+    search cheaper than measuring: ``Finder.cheap``).
     """
     top = data if isinstance(data, list) else [data]
     if not top or set(map(type, top)) != {dict}:
@@ -151,13 +144,17 @@ def planned(data: Any, fields: Fields, shortest: int, skip: Iterable[Path]) -> l
             at = (*path, key)
             if kind is None or at in skipped or (isinstance(kind, int) and kind < shortest):
                 continue
-            values = values_at(nodes, key)
+            values = built_values_at(nodes, key)
             if isinstance(kind, dict) and set(map(type, values)) == {dict}:
                 models.append((rows, values, at, kind))
             elif kind == TEXT:
                 try:  # in C; a None fails, and the column is walked
                     # A first long value spares measuring them all (free text: notes).
-                    if len(values[0]) >= shortest or max(map(len, values)) >= shortest:
+                    if (
+                        not measure
+                        or len(values[0]) >= shortest
+                        or max(map(len, values)) >= shortest
+                    ):
                         found.append((rows, values, at, "\0".join(values)))
                 except TypeError:
                     pending.append((rows, values, at, _kind(values)))
@@ -166,52 +163,13 @@ def planned(data: Any, fields: Fields, shortest: int, skip: Iterable[Path]) -> l
     return found + _walked(pending, shortest)
 
 
-Hit = tuple[int, tuple[str, str]]
-"""An automaton's hit: where it ends in the text searched, and (the trace, its text)."""
-
-
-class Finder:
-    """Finds every form at once: an Aho-Corasick automaton (pyahocorasick, in C).
-
-    Built once per response for every text searched, so a search costs the text's length
-    plus the number of forms, never their product. The automaton stores only each form's
-    length (no Python object a form: cheaper to build); a hit is read back from the text.
-    A form holding a character JSON escapes is also found escaped (JSON data,
-    ``ui.json``, ECharts options).
-    """
-
-    __slots__ = ("_automaton", "_texts", "shortest")
-
-    def __init__(self, words: Mapping[str, str], shortest: int) -> None:
-        self._texts = dict(words)
-        self.shortest = shortest
-        """The length of the shortest form: a shorter string holds none."""
-        automaton = ahocorasick.Automaton(ahocorasick.STORE_LENGTH)
-        deque(map(automaton.add_word, words), maxlen=0)
-        if _ESCAPED.search("".join(words)):  # in C: the common case, no form to escape
-            for form in filter(_ESCAPED.search, words):
-                escaped = json.dumps(form, ensure_ascii=False)[1:-1]
-                self._texts.setdefault(escaped, words[form])
-                automaton.add_word(escaped)
-        automaton.make_automaton()
-        self._automaton = automaton
-
-    def hits(self, text: str) -> list[Hit]:
-        """Every occurrence of a form in ``text``, overlapping ones included."""
-        texts, found = self._texts, []
-        for end, length in self._automaton.iter(text):
-            trace = text[end - length + 1 : end + 1]
-            found.append((end, (trace, texts[trace])))
-        return found
-
-
-def finder_of(forms: Mapping[str, str]) -> Finder | None:
-    """The finder of ``forms`` long enough to search for; ``None`` if there is none."""
-    shortest = min(map(len, forms), default=0)  # in C: the common case, every form fits
-    if shortest < MIN_TRACE:
-        forms = {form: text for form, text in forms.items() if len(form) >= MIN_TRACE}
-        shortest = min(map(len, forms), default=0)
-    return Finder(forms, shortest) if forms else None  # an automaton needs a word
+def built_values_at(nodes: list[Any], key: str) -> list[Any]:
+    """``values_at`` of nodes masking built (plain dicts, none with ``__missing__``):
+    ``node[key]`` in C, faster than ``dict.get``, unless a node lacks the key or is no dict."""
+    try:
+        return list(map(itemgetter(key), nodes))
+    except (KeyError, TypeError):
+        return values_at(nodes, key)
 
 
 def rewrite(text: str, hits: Iterable[Hit], offset: int = 0) -> str:
@@ -235,26 +193,48 @@ def rewrite(text: str, hits: Iterable[Hit], offset: int = 0) -> str:
 def scrubbed_data(data: Any, finder: Finder, columns: list[Column]) -> Any:
     """``data`` with every trace in its strings replaced (a phone typed into a note).
 
-    Each string column is joined and searched in one automaton pass; a hit's position
-    tells which string holds it. Only the rows holding a trace are rewritten, and in
-    them only the containers on the way to such a string are copied (``_rewritten``).
+    Each string column is joined and searched in one pass; a hit's position tells which
+    string holds it. Only the rows holding a trace are rewritten: a string at a key path
+    is written there in a copy of its row (``_write``); a row holding one at no key path
+    (below a list, in a mixed column) is walked whole (``scrubbed``).
     """
     replaced: dict[str, str] = {}
-    dirty: dict[int, list[Path]] = {}
+    keyed: list[tuple[tuple[str, ...], list[tuple[int, str]]]] = []
+    walked: set[int] = set()
     for rows, column, path, joined in columns:
         hits = finder.hits(joined)
         if hits:
+            writes: list[tuple[int, str]] = []
             for index, new in _changed(column, joined, hits):
                 replaced[column[index]] = new
-                dirty.setdefault(rows[index], []).append(path)
-    if not dirty:
+                writes.append((rows[index], new))
+            if path:
+                keyed.append((path, writes))
+            else:  # None, or () where the row is the string
+                walked.update(row for row, _ in writes)
+    if not replaced:
         return data
+    source = data if isinstance(data, list) else [data]
     text = functools.partial(_get_or_same, replaced)
+    done = {row: scrubbed(source[row], text) for row in walked}  # keyed strings too
+    for path, writes in keyed:
+        if len(path) == 1:  # a top-level key, the common case: written here
+            key = path[0]
+            for row, new in writes:
+                if row not in walked:
+                    copy = done.get(row)
+                    if copy is None:
+                        copy = done[row] = source[row].copy()
+                    copy[key] = new
+        else:
+            for row, new in writes:
+                if row not in walked:
+                    _write(done, source, row, path, new)
     if not isinstance(data, list):
-        return _rewritten(data, dirty[0], text)
+        return done[0]
     rewritten = data.copy()
-    for row, paths in dirty.items():
-        rewritten[row] = _rewritten(data[row], paths, text)
+    for row, node in done.items():
+        rewritten[row] = node
     return rewritten
 
 
@@ -286,19 +266,21 @@ def _get_or_same(table: dict[str, str], text: str) -> str:
     return table.get(text, text)
 
 
-def _rewritten(node: Any, paths: list[Path], text: Callable[[str], str]) -> Any:
-    """``node`` with ``text`` applied at the end of each path, copying what it passes;
-    the whole of it (``scrubbed``) where a path is unknown or ends here."""
-    if None in paths or () in paths:
-        return scrubbed(node, text)
-    tails: dict[str, list[Path]] = {}
-    for path in paths:
-        if path:  # always: None and () were handled above
-            tails.setdefault(path[0], []).append(path[1:])
-    copy = node.copy()  # a path's keys only ever pass through dicts
-    for key, below in tails.items():
-        copy[key] = _rewritten(node[key], below, text)
-    return copy
+def _write(
+    done: dict[int, Any], rows: list[Any], row: int, path: tuple[str, ...], new: str
+) -> None:
+    """Writes ``new`` at ``path`` in ``done[row]``, a copy of ``rows[row]`` made on its
+    first write, copying each container on the way the first time a write passes it."""
+    copy = done.get(row)
+    if copy is None:
+        copy = done[row] = rows[row].copy()
+    at, was = copy, rows[row]
+    for key in path[:-1]:
+        child, was = at[key], was[key]
+        if child is was:  # still the caller's: copied before anything is written into it
+            child = at[key] = child.copy()
+        at = child
+    at[path[-1]] = new
 
 
 def scrubbed(node: Any, text: Callable[[str], str]) -> Any:

@@ -19,18 +19,16 @@ import typing
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any, Final
 
 from pydantic import BaseModel
 
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.data_search import (
-    MIN_TRACE,
     Column,
-    Finder,
+    built_values_at,
     columns,
-    finder_of,
     planned,
     rewrite,
     scrubbed_data,
@@ -38,6 +36,7 @@ from mcpfusion._present.data_search import (
 )
 from mcpfusion._present.masking import collector_paused, seen_through
 from mcpfusion._present.text_fields import Fields
+from mcpfusion._present.trace_finder import MIN_TRACE, Finder, finder_of
 from mcpfusion._wire.format import fold_lines
 from mcpfusion._wire.parts import BULLET_KINDS, ResponseView, UIBlock
 
@@ -109,11 +108,18 @@ class Traces:
         A dict or list redacted whole stands for the strings and numbers inside it.
         """
         found: dict[Any, str] = {}
-        for values, text in reversed(self._fixed):  # the first text recorded wins
+        texts = {text for _, text in self._fixed}
+        if len(texts) == 1:  # one censor text, the common case: one pass in C, in any order
             try:
-                found.update(dict.fromkeys(values, text))
+                found = dict.fromkeys(chain.from_iterable(map(_VALUES, self._fixed)), *texts)
             except TypeError:  # unhashable: a dict or list redacted whole
-                found.update((leaf, text) for v in values for leaf in _leaves(v))
+                found = {}
+        if not found:
+            for values, text in reversed(self._fixed):  # the first text recorded wins
+                try:
+                    found.update(dict.fromkeys(values, text))
+                except TypeError:  # unhashable: a dict or list redacted whole
+                    found.update((leaf, text) for v in values for leaf in _leaves(v))
         for value, replacement in reversed(self._mapped.items()):
             found[value] = _text(replacement)
         if set(map(type, found)) <= {str}:  # in C: the common case, strings only
@@ -127,6 +133,9 @@ class Traces:
                 if sum(char.isdigit() for char in digits) >= MIN_TRACE:
                     forms.setdefault(digits, text)
         return forms
+
+
+_VALUES: Final = operator.itemgetter(0)
 
 
 def _leaves(value: Any) -> Iterator[Any]:
@@ -229,14 +238,16 @@ Visit = Callable[[list[Any], _Sink], None]
 
 def _compiled(steps: tuple[str, ...], copy: bool) -> Visit:
     """A path as steps, each handing every node it reaches to the next at once."""
-    visit = _last(steps[-1])
-    for step in reversed(steps[:-1]):
-        visit = _step(step, visit, copy)
+    # Without copy the rows are masking's plain dicts (none with __missing__): the first
+    # step reads them in C (``built_values_at``); deeper containers may be any Mapping.
+    visit = _last(steps[-1], fast=not copy and len(steps) == 1)
+    for depth in range(len(steps) - 2, -1, -1):
+        visit = _step(steps[depth], visit, copy, fast=not copy and depth == 0)
     return visit
 
 
-def _last(step: str) -> Visit:
-    """The last step: the values it reaches are replaced."""
+def _last(step: str, fast: bool) -> Visit:
+    """The last step: the values it reaches are replaced (``fast``: as ``_step``)."""
     if step in (_ITEMS, _ANY):
 
         def each(nodes: list[Any], sink: _Sink) -> None:
@@ -252,7 +263,7 @@ def _last(step: str) -> Visit:
         return each
 
     def key(nodes: list[Any], sink: _Sink) -> None:
-        values = values_at(nodes, step)
+        values = built_values_at(nodes, step) if fast else values_at(nodes, step)
         if None in values:  # absent or None: nothing to hide
             kept = [(n, v) for n, v in zip(nodes, values, strict=True) if v is not None]
             nodes, values = [n for n, _ in kept], [v for _, v in kept]
@@ -262,12 +273,13 @@ def _last(step: str) -> Visit:
     return key
 
 
-def _step(step: str, inner: Visit, copy: bool) -> Visit:
+def _step(step: str, inner: Visit, copy: bool, fast: bool = False) -> Visit:
     """An inner step: every node one level down, handed on at once.
 
     With ``copy``, each container reached is replaced in its parent by a shallow copy
     before anything is written into it, so data the mask passed through as it was (a field
-    typed ``Any``) is never changed under the caller.
+    typed ``Any``) is never changed under the caller. With ``fast``, the nodes are plain
+    dicts and a key is read in C (``built_values_at``).
     """
 
     def visit(nodes: list[Any], sink: _Sink) -> None:
@@ -278,7 +290,7 @@ def _step(step: str, inner: Visit, copy: bool) -> Visit:
         elif step == _ANY:
             below = [v for node in nodes if isinstance(node, dict) for v in node.values()]
         else:
-            below = values_at(nodes, step)
+            below = built_values_at(nodes, step) if fast else values_at(nodes, step)
             if None in below:
                 below = [node for node in below if node is not None]
         if below:
@@ -416,7 +428,7 @@ class Scrubber:
             return columns(data, finder.shortest)
         paths, text = self._filled
         skip = () if finder.hits(text) else paths
-        return planned(data, self._fields, finder.shortest, skip)
+        return planned(data, self._fields, finder.shortest, skip, measure=not finder.cheap)
 
     def _text(self, text: str) -> str:
         """``text`` with every trace replaced; ``text`` itself where none occurs."""

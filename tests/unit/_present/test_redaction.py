@@ -65,6 +65,44 @@ def test_forms_of_numbers_subtrees_and_short_values() -> None:
     }
 
 
+class _Owner(BaseModel):
+    email: str | None = None
+
+
+class _Row(BaseModel):
+    ssn: str | None = None
+    owner: _Owner | None = None
+
+
+def test_censor_of_masked_rows_lacking_a_key_or_holding_none() -> None:
+    """On rows masking built, a row lacking the key or holding None is left as it is."""
+    rows: list[Any] = [
+        {"ssn": "123-45-6789", "owner": {"email": "a@b.example"}},
+        {"ssn": None, "owner": None},
+        {"owner": {}},
+    ]
+    traces = Traces()
+    Redaction("P", ["ssn", "owner.email"], "X", _Row).censor(rows, traces)
+    assert rows == [
+        {"ssn": "X", "owner": {"email": "X"}},
+        {"ssn": None, "owner": None},
+        {"owner": {}},
+    ]
+    assert traces.forms() == {"123-45-6789": "X", "a@b.example": "X"}
+
+
+def test_forms_of_several_adds_keep_the_first_text_recorded() -> None:
+    """Values added under one text are all forms; under two texts the first recorded wins."""
+    one = Traces()
+    one.add(["2024-000001", "bob@x.io"], "X")
+    one.add(["bob@x.io", {"k": "deep-value"}], "X")
+    assert one.forms() == {"2024-000001": "X", "bob@x.io": "X", "deep-value": "X"}
+    two = Traces()
+    two.add(["bob@x.io", "2024-000001"], "first")
+    two.add(["bob@x.io", "joe@x.io"], "second")
+    assert two.forms() == {"bob@x.io": "first", "2024-000001": "first", "joe@x.io": "second"}
+
+
 def test_a_censor_function_and_its_text() -> None:
     """A function's output is the replacement; non-text outputs are written as JSON."""
     traces = Traces()
