@@ -12,8 +12,10 @@ import anyio
 import httpx2
 import pytest
 from mcp import Client
+from mcp.server import _streamable_http_modern
 
 from mcpfusion import Fusion
+from mcpfusion._serve.http import modern
 from mcpfusion._serve.http.modern import ModernCalls
 from mcpfusion.server import asgi_app
 from tests.e2e import sample_app, surface_app
@@ -283,3 +285,74 @@ async def test_the_official_client_in_its_default_mode_is_served_hot(
     assert results[0] == results[1]
     assert "INV-3" in results[0][0]["content"][0]["text"]
     assert taken.count == 2
+
+
+def _paused() -> tuple[Fusion, anyio.Event]:
+    """An app whose one action waits until the test lets it go."""
+    app = Fusion("paused")
+    go = anyio.Event()
+
+    @app.tool("t", description="Waits.").action("hold")
+    async def hold() -> str:
+        """Returns once let go."""
+        await go.wait()
+        return "held"
+
+    return app, go
+
+
+async def test_a_silent_call_is_kept_open_with_pings_as_by_the_sdk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A handler silent past the ping interval gets an event stream opened with a ping,
+    then its answer as the last event: the SDK's bytes (the interval shortened on both)."""
+    monkeypatch.setattr(_streamable_http_modern, "_SSE_PING_INTERVAL", 0.05)
+    monkeypatch.setattr(modern, "PING_INTERVAL", 0.05)
+    taken = Taken(monkeypatch)
+    message = _call(1, "t", {"action": "hold"})
+    seen = []
+    with anyio.fail_after(60):
+        for hot_path in (True, False):
+            app, go = _paused()
+            async with (
+                uvicorn_in_process(asgi_app(app, hot_path=hot_path)) as port,
+                httpx2.AsyncClient(timeout=10) as http,
+            ):
+                url = f"http://127.0.0.1:{port}/mcp"
+                async with http.stream("POST", url, json=message, headers=_headers(message)) as got:
+                    body = b""
+                    async for chunk in got.aiter_bytes():
+                        body += chunk
+                        if body.startswith(b": ping\r\n\r\n"):
+                            go.set()  # pings may repeat until the answer: counted apart
+                    seen.append((got.status_code, got.headers["content-type"], body))
+    (hot_status, hot_type, hot_body), (sdk_status, sdk_type, sdk_body) = seen
+    assert (hot_status, hot_type) == (sdk_status, sdk_type) == (200, "text/event-stream")
+    ping = b": ping\r\n\r\n"
+    assert hot_body.startswith(ping) and sdk_body.startswith(ping)
+    assert hot_body.replace(ping, b"") == sdk_body.replace(ping, b"")
+    assert b"held" in hot_body
+    assert taken.count == 1
+
+
+@pytest.mark.parametrize("hot_path", [True, False])
+async def test_a_client_that_goes_away_cancels_its_call(hot_path: bool) -> None:
+    """Closing the connection of a streamed 2026-07-28 call cancels its handler, as the SDK
+    does (with JSON answers neither watches: the handler runs on)."""
+    before = dict(sample_app.STATE)
+    message = _call(1, "billing", {"action": "wait"})
+    with anyio.fail_after(60):
+        async with uvicorn_in_process(asgi_app(sample_app.app, hot_path=hot_path)) as port:
+            url = f"http://127.0.0.1:{port}/mcp"
+            async with httpx2.AsyncClient(timeout=10) as http, anyio.create_task_group() as group:
+
+                async def post() -> None:
+                    await http.post(url, json=message, headers=_headers(message))
+
+                group.start_soon(post)
+                while sample_app.STATE["started"] == before["started"]:
+                    await anyio.sleep(0.01)
+                group.cancel_scope.cancel()
+            while sample_app.STATE["cancelled"] == before["cancelled"]:
+                await anyio.sleep(0.01)
+    assert sample_app.STATE["cancelled"] == before["cancelled"] + 1
