@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -17,9 +18,11 @@ from mcp.server import _streamable_http_modern
 from mcpfusion import Fusion
 from mcpfusion._serve.http import modern
 from mcpfusion._serve.http.modern import ModernCalls
+from mcpfusion.redis import shared_state
 from mcpfusion.server import asgi_app
 from tests.e2e import sample_app, surface_app
 from tests.e2e.servers import uvicorn_in_process
+from tests.scale.services import redis_server
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -356,3 +359,20 @@ async def test_a_client_that_goes_away_cancels_its_call(hot_path: bool) -> None:
             while sample_app.STATE["cancelled"] == before["cancelled"]:
                 await anyio.sleep(0.01)
     assert sample_app.STATE["cancelled"] == before["cancelled"] + 1
+
+
+@pytest.mark.parametrize("stateless", [False, True])
+async def test_redis_backed_servers_are_served_hot_with_the_sdks_bytes(
+    stateless: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the state shared over Redis (what --redis-url sets), 2026-07-28 calls are
+    answered hot, byte for byte as the SDK answers them."""
+    taken = Taken(monkeypatch)
+    messages = [
+        _call(1, "billing", GET),
+        _call(2, "billing", {"action": "export", "rows": 2}, progressToken="p"),
+    ]
+    with redis_server(tmp_path / "redis") as redis:
+        options = {"stateless": stateless, **shared_state(redis.url, stateless=stateless)}
+        await _compare(sample_app.app, options, messages)
+    assert taken.count == len(messages)
