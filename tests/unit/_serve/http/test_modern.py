@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anyio
@@ -12,8 +13,9 @@ from starlette.types import Message
 from mcpfusion import Fusion
 from mcpfusion._serve.http.guard import MESSAGE
 from mcpfusion._serve.http.hotpath import HotEndpoint
-from mcpfusion._serve.http.modern import PING_INTERVAL, ModernCalls
+from mcpfusion._serve.http.modern import PING_INTERVAL, ModernCalls, ascii_json
 from mcpfusion._serve.http.streams import SessionManager
+from mcpfusion._serve.jsonrpc import RequestId
 from mcpfusion._serve.sdk import build_server, hub_of
 
 pytestmark = pytest.mark.anyio
@@ -126,3 +128,13 @@ async def test_a_declared_header_that_disagrees_is_the_sdks(headers: dict[str, s
     taken, sent = await _take(headers, "A7")
     assert not taken
     assert sent == []
+
+
+@pytest.mark.parametrize("request_id", [1, "one", 10**30, -(2**63) - 1])
+def test_the_fast_json_is_the_stdlibs_bytes(request_id: RequestId) -> None:
+    """Every ASCII character, DEL, non-ASCII text, a lone surrogate and ids beyond 64 bits
+    come out exactly as the SDK's json.dumps writes them."""
+    texts = [chr(c) for c in range(128)] + ["é", "\u2028", "✓", "\ud800", "a\x7fb", "plain"]
+    for text in texts:
+        data = {"jsonrpc": "2.0", "id": request_id, "result": {"text": text, "isError": False}}
+        assert ascii_json(data) == json.dumps(data, separators=(",", ":")).encode(), text
