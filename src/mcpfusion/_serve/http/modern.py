@@ -107,13 +107,16 @@ class ModernCalls:
         if shape is None or shape[0] in tasked_names(self._app):
             return False
         name, arguments, meta, token, version = shape
-        headers = request.headers
-        if find_duplicated_routing_header(headers.items()) is not None:
+        # The pairs and the mapping the SDK reads (``headers.items()``, ``dict(headers)``:
+        # the first value of each name), made once from the raw list (ASGI's names are
+        # lower case) instead of by Starlette's lookups, one scan of the list per name.
+        pairs = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        if find_duplicated_routing_header(pairs) is not None:
             return False
-        verdict = classify_inbound_request(message, headers=dict(headers))
+        verdict = classify_inbound_request(message, headers=dict(reversed(pairs)))
         if not isinstance(verdict, InboundModernRoute) or verdict.protocol_version != version:
             return False
-        if not self._params_agree(headers, name, arguments):
+        if not self._params_agree(request.headers, pairs, name, arguments):
             return False
         call = _ModernCall(version, send, streams=not self._json)
         if self._json:
@@ -134,10 +137,14 @@ class ModernCalls:
         return True
 
     def _params_agree(
-        self, headers: Headers, name: str, arguments: Mapping[str, Any] | None
+        self,
+        headers: Headers,
+        pairs: list[tuple[str, str]],
+        name: str,
+        arguments: Mapping[str, Any] | None,
     ) -> bool:
         """Whether the SDK's ``Mcp-Param`` header check passes (a refusal is its to write)."""
-        if not arguments and not any(h.startswith(_PARAM_PREFIX) for h in headers):
+        if not arguments and not any(h.startswith(_PARAM_PREFIX) for h, _ in pairs):
             return True
         assert self._schemas is not None  # taken only with them
         try:
