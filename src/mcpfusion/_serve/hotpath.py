@@ -20,7 +20,14 @@ from mcpfusion._present.response import ToolResponse
 from mcpfusion._serve.call import HotCall, Running
 from mcpfusion._serve.channel import Channel, R
 from mcpfusion._serve.jsonrpc import RequestId, encode, error
-from mcpfusion._serve.modern import MODERN_ERA, TAKEN_META, Envelopes, client_name_of, lacking
+from mcpfusion._serve.modern import (
+    MODERN_ERA,
+    TAKEN_META,
+    Envelopes,
+    ModernClient,
+    client_name_of,
+    lacking,
+)
 from mcpfusion._serve.protocol import ServableApp
 from mcpfusion._serve.results import respond, sent_result
 from mcpfusion._serve.sdk_client import ClientHub, ConnectionTracker
@@ -35,6 +42,7 @@ from mcpfusion._tools.client import (
 
 __all__ = [
     "CALL_KEYS",
+    "INVALID_RESULT",
     "HotPath",
     "call_shape",
     "modern_call_shape",
@@ -48,7 +56,7 @@ logger = logging.getLogger("mcpfusion")
 CALL_KEYS: Final = frozenset({"jsonrpc", "id", "method", "params"})
 _CALL_PARAMS: Final = frozenset({"name", "arguments", "_meta"})
 _PROGRESS_ONLY: Final = frozenset({"progressToken"})
-_INVALID_RESULT: Final = "Handler returned an invalid result"
+INVALID_RESULT: Final = "Handler returned an invalid result"
 _STOP_TIMEOUT: Final = 5.0
 """How long the calls still running when stdin ends may take to stop."""
 
@@ -134,7 +142,7 @@ class HotPath:
         self._app = app
         self._out = out
         self._client = _HotClient(out, hub)
-        self._modern_client = _ModernClient(hub)
+        self._modern_client = ModernClient(hub)
         self._envelopes = Envelopes()
         self._server_info = server_info
         self._loop = asyncio.get_running_loop()
@@ -372,7 +380,7 @@ def result_line(
         result = sent_result(response, version, server_info)
     except ValueError:  # pydantic's ValidationError, answered as the SDK's runner does
         logger.exception("handler for 'tools/call' returned an invalid result")
-        return encode(error(request_id, types.INTERNAL_ERROR, _INVALID_RESULT))
+        return encode(error(request_id, types.INTERNAL_ERROR, INVALID_RESULT))
     try:
         return encode({"jsonrpc": "2.0", "id": request_id, "result": result})
     except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
@@ -406,23 +414,3 @@ class _HotClient(Channel):
 
     async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
         raise AssertionError("the hot path serves no client that can be asked")
-
-
-class _ModernClient(Channel):
-    """The client of a 2026-07-28 call the hot path takes: one it can neither ask nor log to.
-
-    The hot path takes no request whose envelope declares elicitation, sampling or roots,
-    nor one opting in to log messages; a call needing a feature the client lacks is
-    refused with ``-32021`` (``protocol_refusals``), as on the SDK's path.
-    """
-
-    protocol_refusals = True
-
-    def supports(self, feature: Feature) -> bool:
-        return False
-
-    async def log(self, level: LogLevel, data: Any, logger: str) -> None:
-        """Sends nothing: the request did not opt in to log messages."""
-
-    async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
-        raise AssertionError("the hot path serves no 2026-07-28 client that can be asked")

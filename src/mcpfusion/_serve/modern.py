@@ -26,11 +26,20 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from mcpfusion._serve.channel import Channel, R
 from mcpfusion._serve.jsonrpc import RequestId, encode
 from mcpfusion._serve.rounds import missing_capability
-from mcpfusion._tools.client import ClientLacks
+from mcpfusion._tools.client import ClientLacks, Feature, LogLevel
 
-__all__ = ["MODERN_ERA", "TAKEN_META", "Envelopes", "client_name_of", "lacking", "opens_modern"]
+__all__ = [
+    "MODERN_ERA",
+    "TAKEN_META",
+    "Envelopes",
+    "ModernClient",
+    "client_name_of",
+    "lacking",
+    "opens_modern",
+]
 
 MODERN_ERA: Final = "2026-07-28 era"
 """A session's version for the hot paths once its first request opened it at 2026-07-28:
@@ -118,3 +127,24 @@ def lacking(request_id: RequestId, lack: ClientLacks) -> bytes:
     ``missing_capability``'s ``-32021``, as the SDK's dispatcher writes it."""
     error = missing_capability(lack).error.model_dump(by_alias=True, mode="json", exclude_none=True)
     return encode({"jsonrpc": "2.0", "id": request_id, "error": error})
+
+
+class ModernClient(Channel):
+    """The client of a 2026-07-28 call a hot path takes: one it can neither ask nor log to.
+
+    A hot path takes no request whose envelope declares elicitation, sampling or roots
+    (``Envelopes``), nor one opting in to log messages; a call needing a feature the client
+    lacks is refused with ``-32021`` (``protocol_refusals``), as on the SDK's path. Both hot
+    paths, stdio's and HTTP's, serve their 2026-07-28 calls this one client.
+    """
+
+    protocol_refusals = True
+
+    def supports(self, feature: Feature) -> bool:
+        return False
+
+    async def log(self, level: LogLevel, data: Any, logger: str) -> None:
+        """Sends nothing: the request did not opt in to log messages."""
+
+    async def _ask(self, request: types.ServerRequest, kind: type[R], key: str | None) -> R:
+        raise AssertionError("a hot path serves no 2026-07-28 client that can be asked")

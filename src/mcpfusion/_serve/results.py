@@ -19,7 +19,14 @@ from mcpfusion._serve.protocol import ServableApp
 from mcpfusion._tools.client import ClientChannel
 from mcpfusion._tools.context import Progress
 
-__all__ = ["call_result", "respond", "sent_result", "to_call_tool_result", "without_user_ui"]
+__all__ = [
+    "call_result",
+    "only_text",
+    "respond",
+    "sent_result",
+    "to_call_tool_result",
+    "without_user_ui",
+]
 
 logger = logging.getLogger("mcpfusion")
 
@@ -86,6 +93,14 @@ def call_result(response: ToolResponse) -> dict[str, Any]:
     return result
 
 
+def only_text(response: ToolResponse) -> bool:
+    """Whether ``response`` is text blocks alone, each for everyone or for the user only:
+    ``sent_result`` then writes it without the SDK's models."""
+    return not response.attachments and all(
+        m is None or m == FOR_USER for m in response.annotations
+    )
+
+
 def sent_result(
     response: ToolResponse, version: str, server_info: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -101,7 +116,7 @@ def sent_result(
     modern = version in MODERN_PROTOCOL_VERSIONS
     result: dict[str, Any]
     annotations = response.annotations
-    if response.attachments or any(m is not None and m != FOR_USER for m in annotations):
+    if not only_text(response):
         # Rare shapes (other annotations, images, audio): the SDK's own sieve.
         result = methods.serialize_server_result("tools/call", version, call_result(response))
     else:

@@ -27,6 +27,7 @@ __all__ = [
     "HttpClient",
     "accepted",
     "json_answer",
+    "sse_event",
 ]
 
 SESSION_HEADER: Final = b"mcp-session-id"
@@ -79,7 +80,7 @@ class HttpCall(HotCall):
             self._lock = asyncio.Lock()
         async with self._lock:
             await self._start_stream()
-            event = _event(data)
+            event = sse_event(data)
             await self._send({"type": "http.response.body", "body": event, "more_body": True})
 
     async def ask(self, request: types.ServerRequest, kind: type[R]) -> R:
@@ -126,7 +127,7 @@ class HttpCall(HotCall):
             return
         async with self._lock:
             await self._send(
-                {"type": "http.response.body", "body": _event(response), "more_body": False}
+                {"type": "http.response.body", "body": sse_event(response), "more_body": False}
             )
 
     async def end_unanswered(self) -> None:
@@ -147,21 +148,24 @@ class HttpCall(HotCall):
             await self._send({"type": "http.response.start", "status": 200, "headers": headers})
 
 
-def _event(data: bytes) -> bytes:
+def sse_event(data: bytes) -> bytes:
     """One SSE event as sse-starlette frames the SDK's messages."""
     return b"event: message\r\ndata: " + data + b"\r\n\r\n"
 
 
-async def json_answer(send: Send, session: str | bytes, body: bytes) -> None:
-    """One JSON body, with the headers of the SDK's JSON answers."""
-    if isinstance(session, str):
-        session = session.encode("latin-1")
+async def json_answer(
+    send: Send, session: str | bytes | None, body: bytes, status: int = 200
+) -> None:
+    """One JSON body, with the headers of the SDK's JSON answers (no session: 2026-07-28's)."""
     headers = [
         (b"content-length", str(len(body)).encode()),
         (b"content-type", b"application/json"),
-        (SESSION_HEADER, session),
     ]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    if session is not None:
+        headers.append(
+            (SESSION_HEADER, session.encode("latin-1") if isinstance(session, str) else session)
+        )
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 

@@ -3,7 +3,8 @@
 An ASGI app in front of the SDK's session manager. A POST carrying one such request of an
 initialized 2025-era session is answered here, with one JSON body when the handler sends
 nothing else, or with an SSE stream from the first message it sends to the client on (see
-``_http_call``); every other request goes to the SDK unchanged. Why that is the SDK's
+``_http_call``); a 2026-07-28 ``tools/call`` POST, which has no session, is answered by
+``ModernCalls``; every other request goes to the SDK unchanged. Why that is the SDK's
 behaviour: docs/deployment.md, "The HTTP hot path".
 """
 
@@ -21,6 +22,7 @@ from mcp.server.context import CallNext, HandlerResult
 from mcp.server.streamable_http import StreamableHTTPServerTransport, check_accept_headers
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.shared.dispatcher import coerce_request_id
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
@@ -43,6 +45,7 @@ from mcpfusion._serve.http.call import (
     json_answer,
 )
 from mcpfusion._serve.http.guard import MESSAGE
+from mcpfusion._serve.http.modern import ModernCalls
 from mcpfusion._serve.http.streams import SessionManager
 from mcpfusion._serve.jsonrpc import RequestId
 from mcpfusion._serve.protocol import ServableApp
@@ -96,21 +99,27 @@ class HotEndpoint:
         self._hub = hub
         self._connections = _Connections()
         self._lists: ToolLists | None = lists_of(server)
+        plain = plain_sdk_path(server)  # read before the middleware below joins it
         self.enabled = (
             not manager.stateless
             and not manager.json_response
             and manager.event_store is None
-            and plain_sdk_path(server)
+            and plain
             and hub is not None
             and self._lists is not None
         )
         if self.enabled:
             server.middleware.append(self._connections)
+        # 2026-07-28 has no session: the SDK serves its POSTs alone whether the server is
+        # stateless, answers JSON or keeps events, so only its own middleware turns this off.
+        self.modern: ModernCalls | None = None
+        if plain and server.get_tool_input_schema is not None:
+            self.modern = ModernCalls(app, server, hub, manager.json_response)
         self._calls: Running[tuple[str, RequestId], HttpCall] = Running()  # by session and id
         self._asks: Asks = {}  # questions to clients awaiting their answers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not self.enabled or scope["type"] != "http" or scope["method"] not in _METHODS:
+        if scope["type"] != "http" or scope["method"] not in _METHODS:
             await self._sdk(scope, receive, send)
             return
         session_id = version = None
@@ -119,7 +128,19 @@ class HotEndpoint:
                 session_id = value.decode("latin-1")
             elif name == _VERSION:
                 version = value.decode("latin-1")
-        if session_id is None:  # initialize, or a request the SDK refuses
+        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            # The SDK's manager sends such a request to its single exchange, session or not.
+            message = scope.get(MESSAGE)
+            if (
+                self.modern is not None
+                and scope["method"] == "POST"
+                and isinstance(message, dict)
+                and await self.modern.take(scope, receive, send, message)
+            ):
+                return
+            await self._sdk(scope, receive, send)
+            return
+        if not self.enabled or session_id is None:  # initialize, or a request the SDK refuses
             await self._sdk(scope, receive, send)
             return
         if scope["method"] == "DELETE":
