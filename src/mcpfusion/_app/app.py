@@ -22,7 +22,6 @@ from mcpfusion._identity import Identity
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._present.style import MODEL_DEFAULT, Audience, Style
 from mcpfusion._surface.surface import Surface, SurfaceRequest
-from mcpfusion._tools.action import TaskBegins, TaskMode
 from mcpfusion._tools.caller_state import APP_CALLER_STORE, MemoryCallerStore
 from mcpfusion._tools.catalog import DEFINITIONS, Catalog, Definitions
 from mcpfusion._tools.client import ClientChannel
@@ -33,6 +32,7 @@ from mcpfusion._tools.context import (
     Progress,
 )
 from mcpfusion._tools.cursors import DEFAULT_TTL, Cursors
+from mcpfusion._tools.definition import TaskBegins, TaskMode
 from mcpfusion._tools.dialects import Dialect, check_dialect
 from mcpfusion._tools.dialects import client_dialects as client_dialects_of
 from mcpfusion._tools.icon import Icon, icons_of, optional_text

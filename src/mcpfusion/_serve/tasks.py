@@ -26,9 +26,9 @@ from mcpfusion._serve.task_channels import STATUS_MESSAGE_LIMIT, BeginningChanne
 from mcpfusion._tasks.runner import InProcessTaskRunner, TaskCall, TaskRunner
 from mcpfusion._tasks.store import MemoryTaskStore, TaskRecord, TaskStore, new_task_id
 from mcpfusion._tasks.wire import EXTENSION, created, detailed
-from mcpfusion._tools.action import TaskBegins
 from mcpfusion._tools.client import ClientLacks, InputNeeded
 from mcpfusion._tools.context import Progress
+from mcpfusion._tools.definition import TaskBegins
 
 __all__ = ["TaskService"]
 

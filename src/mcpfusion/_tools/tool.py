@@ -11,8 +11,9 @@ from typing import Any, Final, Literal, Protocol, Self, TypeVar, overload
 
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.style import Style
-from mcpfusion._tools.action import NAME_PATTERN, Action, TaskBegins, TaskMode
+from mcpfusion._tools.action import Action
 from mcpfusion._tools.client import Confirm, Feature
+from mcpfusion._tools.definition import NAME_PATTERN, TaskBegins, TaskMode
 from mcpfusion._tools.icon import Icon, icons_of, optional_text
 from mcpfusion._tools.listing import Listing
 from mcpfusion._tools.schema import DISCRIMINATOR, ParamTypes

@@ -22,7 +22,7 @@ from mcpfusion._errors import (
 from mcpfusion._present.failures import from_exception
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.response import ToolResponse
-from mcpfusion._tools.action import present_off_loop, wrap
+from mcpfusion._tools.wrapping import present_off_loop, wrap
 
 CONTAINED: Final = (ToolError, PresenterError, SerializationError, OutputMismatchError)
 """The failures a presented function sends as envelopes; anything else is the host's."""
