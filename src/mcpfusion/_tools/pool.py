@@ -141,10 +141,13 @@ class _Pool:
         # The woken thread needs the GIL to take its job. A loop that never waits (a
         # client polling tasks/get in the same loop, in process) drops the GIL only for
         # the instant of each zero-timeout epoll, and every such drop restarts the woken
-        # thread's switch-interval wait, so it could wait seconds. Blocked here, the loop
-        # holds no GIL until the job is taken: the hand-off is an event, not a race.
-        # Bounded so that a job no thread takes (a bug) cannot stop the loop for good.
-        job.taken.acquire(timeout=HANDOFF_SECONDS)
+        # thread's switch-interval wait, so it could wait seconds. Here the loop yields
+        # the GIL until the job is taken: awake for the spin (a spinning worker takes it
+        # at once, and the loop needs no wake-up), then blocked: the hand-off is an
+        # event, not a race. Bounded so that a job no thread takes (a bug) cannot stop
+        # the loop for good.
+        if _spin(functools.partial(_took, job.taken), self._spin_seconds) is None:
+            job.taken.acquire(timeout=HANDOFF_SECONDS)
         return job
 
     def run(self, loop: asyncio.AbstractEventLoop, fn: Callable[[], T]) -> asyncio.Future[T]:
@@ -221,6 +224,10 @@ def _spin(check: Callable[[], T | None], seconds: float) -> T | None:
         if found is not None:
             return found
     return None
+
+
+def _took(taken: threading.Lock) -> bool | None:
+    return taken.acquire(blocking=False) or None
 
 
 def _poll(jobs: queue.SimpleQueue[_Job]) -> _Job | None:
