@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from mcpfusion import Fusion
+from mcpfusion._tools import threads
 from mcpfusion._tools.pool import Pace, _Pool
 from mcpfusion._tools.threads import ThreadExit, run_in_thread
 
@@ -189,3 +190,16 @@ async def test_a_job_is_taken_by_a_thread_before_the_loop_goes_on() -> None:
             await job
             release.clear()
     assert taken == [True, True]
+
+
+def test_each_event_loop_has_its_own_handler_slots() -> None:
+    """The remembered limiter is the running loop's: a second loop gets slots of its own."""
+
+    async def slots() -> tuple[object, object]:
+        loop = asyncio.get_running_loop()
+        return threads._running_limiter(loop), threads._running_limiter(loop)
+
+    first, again = anyio.run(slots)
+    second, _ = anyio.run(slots)
+    assert first is again
+    assert second is not first
