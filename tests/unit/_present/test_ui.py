@@ -8,9 +8,12 @@ from typing import Any
 
 import pydantic
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpfusion import SerializationError, UIBlock, ui
-from mcpfusion._wire.format import ui_passthrough
+from mcpfusion._present.ui import _CHUNK_ROWS
+from mcpfusion._wire.format import fold_lines, ui_passthrough
 
 
 @pytest.mark.parametrize("type_", ["", "a\nb", "a\rb", "x\u2028"])
@@ -53,6 +56,55 @@ def test_table_accepts_any_sequences_and_escapes_headers() -> None:
     """Rows may be tuples from a generator; headers are escaped like cells."""
     block = ui.table(("a|b", 2), ((i, i * i) for i in range(2)))
     assert block.content == "| a\\|b | 2 |\n| --- | --- |\n| 0 | 0 |\n| 1 | 1 |"
+
+
+def _table_cell_by_cell(headers: list[Any], rows: list[list[Any]]) -> str:
+    """A table written a cell at a time: what ``ui.table`` writes a column at a time."""
+
+    def cell(value: Any) -> str:
+        text = "" if value is None else str(value)
+        return fold_lines(text.replace("|", "\\|"))
+
+    lines = ["| " + " | ".join(cell(h) for h in headers) + " |"]
+    lines.append("| " + " | ".join("---" for _ in headers) + " |")
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+_CELLS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.text(alphabet=st.sampled_from("ab|\\ \n\r\u2028\x00é<")),
+    st.sampled_from(["", "x", "a|b", "two\nlines", "INV-1"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=4).flatmap(
+        lambda width: st.lists(st.lists(_CELLS, min_size=width, max_size=width), max_size=8)
+    ),
+    st.data(),
+)
+def test_table_writes_each_cell_as_a_cell_at_a_time_would(
+    rows: list[list[Any]], data: st.DataObject
+) -> None:
+    """Column-wise writing (text, numbers, mixed and escaped columns) equals the per-cell rule."""
+    width = len(rows[0]) if rows else data.draw(st.integers(min_value=1, max_value=4))
+    headers = data.draw(st.lists(_CELLS, min_size=width, max_size=width))
+    assert ui.table(headers, rows).content == _table_cell_by_cell(headers, rows)
+
+
+def test_a_long_table_is_written_in_chunks_as_one() -> None:
+    """Rows beyond one chunk, and a bad row in a later chunk, read as in one table."""
+    rows = [[f"r{n}", n, None if n % 7 else "a|b"] for n in range(_CHUNK_ROWS * 2 + 5)]
+    assert ui.table(["a", "b", "c"], rows).content == _table_cell_by_cell(["a", "b", "c"], rows)
+    rows[_CHUNK_ROWS + 3] = ["short"]
+    message = rf"^table row {_CHUNK_ROWS + 3} has 1 cells; expected 3 \(one per header\)$"
+    with pytest.raises(ValueError, match=message):
+        ui.table(["a", "b", "c"], rows)
 
 
 def test_table_without_rows_is_a_header() -> None:
