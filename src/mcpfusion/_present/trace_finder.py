@@ -66,12 +66,13 @@ class Finder:
     Args:
         words: each form and its replacement; the finder keeps it (made per response).
         lengths: the distinct lengths of the forms.
+        joined: the forms joined by NUL characters, if the caller has them.
     """
 
     __slots__ = ("_automaton", "_lengths", "_prefixes", "_texts", "shortest")
 
-    def __init__(self, words: dict[str, str], lengths: set[int]) -> None:
-        texts, joined = words, "\0".join(words)
+    def __init__(self, words: dict[str, str], lengths: set[int], joined: str = "") -> None:
+        texts, joined = words, joined or "\0".join(words)
         separated = joined.count("\0") == len(words) - 1  # no form holds a NUL
         if not separated or _escapes(joined):  # the common case: no form to escape
             texts = dict(words)
@@ -182,10 +183,13 @@ def prefiltered(
     return found
 
 
-def finder_of(forms: dict[str, str]) -> Finder | None:
-    """The finder of ``forms`` long enough to search for; ``None`` if there is none."""
+def finder_of(forms: dict[str, str], joined: str = "") -> Finder | None:
+    """The finder of ``forms`` long enough to search for; ``None`` if there is none.
+
+    ``joined`` is the forms joined by NUL characters, if the caller has it (``Finder``).
+    """
     lengths = set(map(len, forms))
     if min(lengths, default=0) < MIN_TRACE:  # rare: every form fits, as a rule
         forms = {form: text for form, text in forms.items() if len(form) >= MIN_TRACE}
-        lengths = set(map(len, forms))
-    return Finder(forms, lengths) if forms else None
+        lengths, joined = set(map(len, forms)), ""
+    return Finder(forms, lengths, joined) if forms else None
