@@ -5,8 +5,8 @@ from __future__ import annotations
 import functools
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import accumulate, compress, count, repeat
-from operator import itemgetter, ne
+from itertools import accumulate, repeat
+from operator import itemgetter
 from typing import Any, Final
 
 from mcpfusion._present.text_fields import TEXT, Fields
@@ -241,16 +241,42 @@ def scrubbed_data(data: Any, finder: Finder, columns: list[Column]) -> Any:
 def _changed(column: list[str], joined: str, hits: list[Hit]) -> Iterable[tuple[int, str]]:
     """The index and new text of each string of ``column`` that its ``hits`` change.
 
-    The joined text is rewritten at once and split again, and the strings compared with
-    the old ones in C, while no string, trace or replacement holds the separator (a hit
-    could then span two strings); else each string holding a hit is rewritten alone.
+    While no string, trace or replacement holds the separator, every hit is inside one
+    string, whose index is the separators before it: counted in C from one hit to the next
+    (``str.count``), so only the strings holding a hit are read and rewritten, not the
+    whole column rewritten, split and compared (1,000 of 10,000 notes: 1.2 -> 0.7 ms). Else
+    a hit is in the first string ending past it and may span two (``_changed_by_ends``).
     """
     if (
-        "\0" not in "".join(trace + new for _, (trace, new) in hits)
-        and joined.count("\0") == len(column) - 1
+        "\0" in "".join(trace + new for _, (trace, new) in hits)
+        or joined.count("\0") != len(column) - 1
     ):
-        new_column = rewrite(joined, hits).split("\0")
-        return ((i, new_column[i]) for i in compress(count(), map(ne, new_column, column)))
+        return _changed_by_ends(column, hits)
+    held: list[tuple[int, list[Hit]]] = []  # each string's index, and its hits
+    index = at = 0
+    for hit in sorted(hits):
+        index += joined.count("\0", at, hit[0])
+        at = hit[0]
+        if held and held[-1][0] == index:
+            held[-1][1].append(hit)
+        else:
+            held.append((index, [hit]))
+    changed: list[tuple[int, str]] = []
+    for index, its in held:
+        value, start = column[index], joined.rfind("\0", 0, its[0][0]) + 1
+        if len(its) == 1:  # the common case: one cut, without rewrite's sort
+            end, (trace, new) = its[0]
+            cut = end - start + 1
+            text = value[: cut - len(trace)] + new + value[cut:]
+        else:
+            text = rewrite(value, its, start)
+        if text != value:
+            changed.append((index, text))
+    return changed
+
+
+def _changed_by_ends(column: list[str], hits: list[Hit]) -> list[tuple[int, str]]:
+    """``_changed`` where a hit may span two strings: each string holding one rewritten alone."""
     # ends[i]: where string i's separator ends: a hit is in the first string ending past it.
     ends = list(accumulate(map((1).__add__, map(len, column))))
     held: dict[int, list[Hit]] = {}

@@ -107,6 +107,10 @@ class Traces:
 
         A dict or list redacted whole stands for the strings and numbers inside it.
         """
+        return self.joined_forms()[0]
+
+    def joined_forms(self) -> tuple[dict[str, str], str]:
+        """``forms``, and the forms joined by NUL characters (for the finder) or ``""``."""
         found: dict[Any, str] = {}
         texts = {text for _, text in self._fixed}
         if len(texts) == 1:  # one censor text, the common case: one pass in C, in any order
@@ -122,8 +126,10 @@ class Traces:
                     found.update((leaf, text) for v in values for leaf in _leaves(v))
         for value, replacement in reversed(self._mapped.items()):
             found[value] = _text(replacement)
-        if set(map(type, found)) <= {str}:  # in C: the common case, strings only
-            return found
+        try:  # in C: the common case, strings only; the join is the finder's too
+            return found, "\0".join(found)
+        except TypeError:  # a number or other value among them
+            pass
         forms: dict[str, str] = {}
         for value, text in found.items():
             if isinstance(value, str):
@@ -132,7 +138,7 @@ class Traces:
                 digits = str(value)
                 if sum(char.isdigit() for char in digits) >= MIN_TRACE:
                     forms.setdefault(digits, text)
-        return forms
+        return forms, ""
 
 
 _VALUES: Final = operator.itemgetter(0)
@@ -419,7 +425,7 @@ class Scrubber:
     def _search(self) -> Finder | None:
         """The finder of the traces' forms, made on first use; ``None`` if none fits."""
         if not self._made:
-            self._finder, self._made = finder_of(self._traces.forms()), True
+            self._finder, self._made = finder_of(*self._traces.joined_forms()), True
         return self._finder
 
     def _data_columns(self, data: Any, finder: Finder) -> list[Column]:

@@ -42,6 +42,9 @@ CHECKS_SLACK: Final = 256
 _PLAIN_ASCII: Final = bytes(c for c in range(0x20, 0x80) if c not in b'"\\')
 """The ASCII characters JSON writes as they are."""
 
+_PLAIN_OR_NUL: Final = _PLAIN_ASCII + b"\0"
+_ESCAPED_BUT_NUL: Final = re.compile(r'["\\\x01-\x1f]')
+
 Hit = tuple[int, tuple[str, str]]
 """A hit: where it ends in the text searched, and (the trace, its text)."""
 
@@ -63,13 +66,15 @@ class Finder:
     Args:
         words: each form and its replacement; the finder keeps it (made per response).
         lengths: the distinct lengths of the forms.
+        joined: the forms joined by NUL characters, if the caller has them.
     """
 
     __slots__ = ("_automaton", "_lengths", "_prefixes", "_texts", "shortest")
 
-    def __init__(self, words: dict[str, str], lengths: set[int]) -> None:
-        texts = words
-        if _escapes("".join(words)):  # the common case: no form to escape
+    def __init__(self, words: dict[str, str], lengths: set[int], joined: str = "") -> None:
+        texts, joined = words, joined or "\0".join(words)
+        separated = joined.count("\0") == len(words) - 1  # no form holds a NUL
+        if not separated or _escapes(joined):  # the common case: no form to escape
             texts = dict(words)
             for form in filter(_ESCAPED.search, words):
                 escaped = json.dumps(form, ensure_ascii=False)[1:-1]
@@ -79,8 +84,9 @@ class Finder:
         self.shortest = min(lengths)
         """The length of the shortest form: a shorter string holds none."""
         self._lengths = sorted(lengths, reverse=True)
-        prefixes = set(map(_PREFIX, texts)) if len(lengths) <= MAX_LENGTHS else ()
-        self._prefixes = prefixes if len(prefixes) <= MAX_PREFIXES else ()
+        few = len(lengths) <= MAX_LENGTHS
+        plain = texts is words and self.shortest >= MIN_TRACE  # joined: the texts, separated
+        self._prefixes = _prefixes(texts, joined if plain else "") if few else set()
         self._automaton: ahocorasick.Automaton | None = None
 
     @property
@@ -113,11 +119,40 @@ class Finder:
         return found
 
 
-def _escapes(text: str) -> bool:
-    """Whether JSON escapes a character of ``text``."""
-    if text.isascii():  # a flag of the string: then one C pass deleting the plain bytes
-        return bool(text.encode("ascii").translate(None, _PLAIN_ASCII))
-    return _ESCAPED.search(text) is not None
+def _escapes(joined: str) -> bool:
+    """Whether JSON escapes a character of ``joined`` other than its NUL separators."""
+    if joined.isascii():  # a flag of the string: then one C pass deleting the plain bytes
+        return bool(joined.encode("ascii").translate(None, _PLAIN_OR_NUL))
+    return _ESCAPED_BUT_NUL.search(joined) is not None
+
+
+def _prefixes(forms: dict[str, str], joined: str) -> set[str]:
+    """The distinct ``MIN_TRACE``-character prefixes of ``forms``; none past ``MAX_PREFIXES``.
+
+    ``joined`` is the forms joined by NUL characters, or empty if a form may hold a NUL or
+    be shorter than a prefix. A prefix's forms are counted in it by one ``str.count``
+    in C and the next prefix found by one regex search past the known ones: a few C passes
+    for a few prefixes instead of a slice of every form (10,000 emails: 0.74 -> 0.29 ms).
+    """
+    if not joined:
+        return _sliced(forms)
+    known = [joined[:MIN_TRACE]]
+    counted = 1 + joined.count("\0" + known[0])  # the first form has no NUL before it
+    while counted < len(forms):
+        if len(known) == MAX_PREFIXES:
+            return set()
+        other = re.compile("\0(?!" + "|".join(map(re.escape, known)) + ")").search(joined)
+        if other is None:  # cannot be (each form is counted once): the plain way then
+            return _sliced(forms)
+        known.append(joined[other.end() : other.end() + MIN_TRACE])
+        counted += joined.count("\0" + known[-1])
+    return set(known)
+
+
+def _sliced(forms: Iterable[str]) -> set[str]:
+    """``_prefixes`` by a slice of every form."""
+    found = set(map(_PREFIX, forms))
+    return found if len(found) <= MAX_PREFIXES else set()
 
 
 def prefiltered(
@@ -148,10 +183,13 @@ def prefiltered(
     return found
 
 
-def finder_of(forms: dict[str, str]) -> Finder | None:
-    """The finder of ``forms`` long enough to search for; ``None`` if there is none."""
+def finder_of(forms: dict[str, str], joined: str = "") -> Finder | None:
+    """The finder of ``forms`` long enough to search for; ``None`` if there is none.
+
+    ``joined`` is the forms joined by NUL characters, if the caller has it (``Finder``).
+    """
     lengths = set(map(len, forms))
     if min(lengths, default=0) < MIN_TRACE:  # rare: every form fits, as a rule
         forms = {form: text for form, text in forms.items() if len(form) >= MIN_TRACE}
-        lengths = set(map(len, forms))
-    return Finder(forms, lengths) if forms else None
+        lengths, joined = set(map(len, forms)), ""
+    return Finder(forms, lengths, joined) if forms else None

@@ -5,6 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mcpfusion._present import data_search
 from mcpfusion._present.data_search import columns, scrubbed_data
 from mcpfusion._present.trace_finder import Finder, finder_of
 
@@ -78,3 +82,28 @@ def test_a_container_shared_by_rows_is_never_written() -> None:
     assert out == [{"who": {"mail": "[R]", "name": "Bob"}, "n": n} for n in (1, 2)]
     assert shared == {"mail": "bob@x.io", "name": "Bob"}
     assert out[0]["who"] is not out[1]["who"]
+
+
+@given(
+    st.lists(st.text(alphabet="ab\0", min_size=4, max_size=6), min_size=1, max_size=4),
+    st.lists(st.text(alphabet="ab", max_size=12), min_size=1, max_size=12),
+)
+def test_strings_found_by_counting_separators_are_the_ones_found_by_ends(
+    forms: list[str], column: list[str]
+) -> None:
+    """Each changed string and its text, found by counting separators, is the general way's."""
+    search = finder_of({form: f"<{n}>" for n, form in enumerate(forms)})
+    assert search is not None
+    joined = "\0".join(column)
+    hits = search.hits(joined)
+    assert sorted(data_search._changed(column, joined, hits)) == sorted(
+        data_search._changed_by_ends(column, hits)
+    )
+
+
+def test_one_and_several_hits_in_a_string_are_rewritten_in_place() -> None:
+    """A string holding one trace, one holding overlapping ones, and untouched strings around."""
+    search = finder("abcd", "bcdefg", "zzzz")
+    column = ["none", "x abcd y", "-", "abcdefg and zzzz!", "zzzz"]
+    changed = scrub([{"s": s} for s in column], search)
+    assert [row["s"] for row in changed] == ["none", "x [R] y", "-", "[R]efg and [R]!", "[R]"]

@@ -331,3 +331,16 @@ def test_a_nul_inside_a_string_of_the_data_is_no_separator() -> None:
     data = Scrubber(traces).view(ResponseView(rows)).data
     assert data == [{"b": "x\0y [R]"}, {"b": "[R]"}, rows[2]]
     assert data[2] is rows[2]
+
+
+def test_joined_forms_hand_the_finder_their_join_when_all_are_strings() -> None:
+    """Strings only: the forms come joined by NUL for the finder; with a number, no join."""
+    strings = Traces()
+    strings.add(["2024-000001", "bob@x.io"], "X")
+    assert strings.joined_forms() == (
+        {"2024-000001": "X", "bob@x.io": "X"},
+        "2024-000001\0bob@x.io",
+    )
+    mixed = Traces()
+    mixed.add(["2024-000001", 98765], "X")
+    assert mixed.joined_forms() == ({"2024-000001": "X", "98765": "X"}, "")

@@ -145,3 +145,21 @@ def test_prefilter_and_automaton_find_the_same(forms: list[str], text: str) -> N
         assert sorted(unbudgeted) == automaton
     assert sorted(finder.hits(text)) == automaton
     assert rewrite(text, finder.hits(text)) == rewrite(text, automaton)
+
+
+@given(st.lists(st.text(alphabet="ab@é", min_size=4, max_size=7), min_size=1, max_size=40))
+def test_prefixes_counted_in_the_joined_forms_are_the_sliced_ones(forms: list[str]) -> None:
+    """The prefixes found by counting in the joined forms are each form's, up to MAX_PREFIXES."""
+    table = dict.fromkeys(forms, "X")
+    joined = "\0".join(table)
+    assert trace_finder._prefixes(table, joined) == trace_finder._sliced(table)
+
+
+def test_forms_holding_a_nul_or_escapes_take_their_prefixes_by_slicing() -> None:
+    """A form holding a NUL or an escaped character still gives the prefilter every prefix."""
+    finder = finder_of({"ab\0cd-1": "X", 'say "hi"': "Y", "plain-form": "Z"})
+    assert finder is not None
+    assert finder._prefixes == {"ab\0c", "ab\\u", "say ", "plai"}
+    text = 'ab\0cd-1 and say \\"hi\\" and plain-form'
+    assert sorted(finder.hits(text)) == sorted(finder.automaton_hits(text))
+    assert len(finder.hits(text)) == 3
