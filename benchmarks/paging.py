@@ -23,7 +23,6 @@ one JSON object of the figures.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import sys
 import time
@@ -33,7 +32,7 @@ from typing import Any
 import anyio
 
 from benchmarks.presenter import Invoice, make_rows
-from benchmarks.timing import all_passed, report, target
+from benchmarks.timing import main_in_rounds, target
 from mcpfusion import Context, Fusion, Page, Presenter, ToolResponse, suggest, ui
 
 ROWS = 10_000
@@ -169,13 +168,12 @@ async def measure(rounds: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Prints the figures and PASS/FAIL; returns 1 if the target fails."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="end with one JSON line of figures")
-    parser.add_argument("--rounds", type=int, default=5, help="timed rounds per figure")
-    args = parser.parse_args(argv)
-    figures = anyio.run(measure, args.rounds)
-    report(figures, args.json)
-    return 0 if all_passed(figures) else 1
+    return main_in_rounds(measured, __doc__.splitlines()[0], argv, rounds=5)
+
+
+def measured(rounds: int) -> dict[str, Any]:
+    """``measure`` on an event loop of its own."""
+    return anyio.run(measure, rounds)
 
 
 if __name__ == "__main__":

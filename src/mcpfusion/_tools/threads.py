@@ -1,10 +1,4 @@
-"""Sync handlers in worker threads, counted while they run, not while their callers wait.
-
-A thread cannot be interrupted. When a call is cancelled (its client left, a timeout) the
-caller stops waiting at once, but the handler's thread runs on to the end of the handler;
-its slot is held until then, so clients that hang up can never make more than
-``HANDLER_THREADS`` handler threads run at once.
-"""
+"""Sync handlers in worker threads, counted while they run, not while their callers wait."""
 
 from __future__ import annotations
 
@@ -26,7 +20,13 @@ from mcpfusion._tools.pool import POOL, Pace
 T = TypeVar("T")
 
 HANDLER_THREADS: Final = 40
-"""At most this many sync handlers run at once (anyio's default worker count)."""
+"""At most this many sync handlers run at once (anyio's default worker count).
+
+A thread cannot be interrupted. When a call is cancelled (its client left, a timeout) the
+caller stops waiting at once, but the handler's thread runs on to the end of the handler;
+its slot is held until then, so clients that hang up can never make more than this many
+handler threads run at once.
+"""
 
 _RUNNING: RunVar[anyio.CapacityLimiter] = RunVar("mcpfusion_handler_threads")
 _UNBOUNDED: RunVar[anyio.CapacityLimiter] = RunVar("mcpfusion_unbounded")
