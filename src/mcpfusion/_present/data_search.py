@@ -117,7 +117,12 @@ def _by_key(column: list[dict[Any, Any]]) -> list[tuple[Any, list[Any], str | se
 
 
 def planned(
-    data: Any, fields: Fields, shortest: int, skip: Iterable[Path], measure: bool = True
+    data: Any,
+    fields: Fields,
+    shortest: int,
+    skip: Iterable[Path],
+    measure: bool = True,
+    built: bool = False,
 ) -> list[Column]:
     """``columns`` read through the schema (``text_fields``).
 
@@ -127,10 +132,11 @@ def planned(
     nested model's fields are read the same way; the rest (an embed, a list, a column
     with ``None`` or other types in it) is walked as ``columns`` does. Without
     ``measure``, a text column is joined without measuring its strings first (for a
-    search cheaper than measuring: ``Finder.cheap``).
+    search cheaper than measuring: ``Finder.cheap``). ``built``: masking made the data,
+    so its rows are known to be plain dicts without looking at each.
     """
     top = data if isinstance(data, list) else [data]
-    if not top or set(map(type, top)) != {dict}:
+    if not top or not (built or set(map(type, top)) == {dict}):
         return columns(data, shortest)
     skipped = set(skip)
     found: list[Column] = []
@@ -190,13 +196,22 @@ def rewrite(text: str, hits: Iterable[Hit], offset: int = 0) -> str:
     return "".join(parts)
 
 
-def scrubbed_data(data: Any, finder: Finder, columns: list[Column]) -> Any:
+def scrubbed_data(
+    data: Any,
+    finder: Finder,
+    columns: list[Column],
+    owned: Callable[[tuple[str, ...]], bool] | None = None,
+) -> Any:
     """``data`` with every trace in its strings replaced (a phone typed into a note).
 
     Each string column is joined and searched in one pass; a hit's position tells which
     string holds it. Only the rows holding a trace are rewritten: a string at a key path
     is written there in a copy of its row (``_write``); a row holding one at no key path
     (below a list, in a mixed column) is walked whole (``scrubbed``).
+
+    ``owned`` says the rows are the framework's own (masking made them, no caller holds
+    them): a string at a key path ``owned`` accepts (every container on it built by
+    masking) is written in place, and rewritten rows replace theirs in ``data`` itself.
     """
     replaced: dict[str, str] = {}
     keyed: list[tuple[tuple[str, ...], list[tuple[int, str]]]] = []
@@ -215,6 +230,14 @@ def scrubbed_data(data: Any, finder: Finder, columns: list[Column]) -> Any:
     if not replaced:
         return data
     source = data if isinstance(data, list) else [data]
+    if owned is not None:  # written in place first: a row copied below keeps these
+        elsewhere = []
+        for path, writes in keyed:
+            if owned(path):
+                _write_in_place(source, path, writes, walked)
+            else:
+                elsewhere.append((path, writes))
+        keyed = elsewhere
     text = functools.partial(_get_or_same, replaced)
     done = {row: scrubbed(source[row], text) for row in walked}  # keyed strings too
     for path, writes in keyed:
@@ -231,11 +254,25 @@ def scrubbed_data(data: Any, finder: Finder, columns: list[Column]) -> Any:
                 if row not in walked:
                     _write(done, source, row, path, new)
     if not isinstance(data, list):
-        return done[0]
-    rewritten = data.copy()
+        return done.get(0, data)
+    rewritten = data if owned is not None else data.copy()
     for row, node in done.items():
         rewritten[row] = node
     return rewritten
+
+
+def _write_in_place(
+    rows: list[Any], path: tuple[str, ...], writes: list[tuple[int, str]], walked: set[int]
+) -> None:
+    """Writes each new string at ``path`` in its row itself (rows walked whole are
+    rewritten by ``scrubbed``)."""
+    *inner, key = path
+    for row, new in writes:
+        if row not in walked:
+            node = rows[row]
+            for step in inner:
+                node = node[step]
+            node[key] = new
 
 
 def _changed(column: list[str], joined: str, hits: list[Hit]) -> Iterable[tuple[int, str]]:

@@ -116,7 +116,7 @@ class Presenting:
         # the caller's rows again and again: the collector waits for the whole
         # presentation (mask, callbacks and render).
         with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
-            built, cut = self._builder(data, ctx, select, style, page)
+            built, cut = self._builder(data, ctx, select, style, page, owned=True)
             response = built.build()
         return response if cut is None else paged(response, built.data, *cut)
 
@@ -142,8 +142,13 @@ class Presenting:
         select: Iterable[str] | None,
         style: Style | None,
         page: Pager | None,
+        owned: bool = False,
     ) -> tuple[ResponseBuilder, tuple[PageCut, str | None] | None]:
-        """``builder``'s work, and for a page what was cut and the next cursor."""
+        """``builder``'s work, and for a page what was cut and the next cursor.
+
+        ``owned``: the builder stays the framework's (``present``), so what masking made
+        is never seen by the caller before it is sent, and redaction may write into it.
+        """
         cut = None
         with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
             if page is not None and isinstance(data, list | tuple | Page):
@@ -155,9 +160,9 @@ class Presenting:
             traces = Traces()
             if self._finishes():
                 built.data = self._finished(built.data, traces)
-        if traces:
-            built.finishing(self._scrubber(traces).view)
         built.data = select_fields(built.data, self.select_keys, select)
+        if traces:
+            built.finishing(self._scrubber(traces, built.data if owned else None).view)
         app = style_of(ctx) if style is None else style
         own = self.style  # the Presenter's choices first, then the app's, then the defaults
         built.data_format = own.data_format or app.data_format or "json"
@@ -165,14 +170,15 @@ class Presenting:
         built.user_ui = (own.ui_audience or app.ui_audience) == "user"
         return built, cut
 
-    def _scrubber(self, traces: Traces) -> Scrubber:
+    def _scrubber(self, traces: Traces, owned: Any) -> Scrubber:
         """The search for ``traces``, reading only the fields the schema says hold text;
-        an embed's key holds its child's data, which is walked."""
+        an embed's key holds its child's data, which is walked. ``owned`` is the data
+        masking made, if it may be written in place (``Scrubber``)."""
         fields = self._text_fields
         if fields is not None and self._embeds:
             fields = {**fields, **dict.fromkeys(self._embeds, WALK)}
         filled = self._redaction.filled() if self._redaction is not None else ((), "")
-        return Scrubber(traces, fields, filled)
+        return Scrubber(traces, fields, filled, owned)
 
     def _finishes(self) -> bool:
         """Whether this Presenter or a child redacts or omits anything."""

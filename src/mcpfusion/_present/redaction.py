@@ -406,19 +406,25 @@ class Scrubber:
             reads only the columns that may hold text; ``None`` walks every value.
         filled: the paths redaction filled with one fixed text, and that text: not
             searched again, unless the text itself holds a trace.
+        owned: the data masking made for a response no caller sees before it is sent:
+            if the view still holds it, its rows are rewritten in place, and so are the
+            strings at key paths through the schema's nested models (which masking
+            built too), instead of copied.
     """
 
-    __slots__ = ("_fields", "_filled", "_finder", "_made", "_traces")
+    __slots__ = ("_fields", "_filled", "_finder", "_made", "_owned", "_traces")
 
     def __init__(
         self,
         traces: Traces,
         fields: Fields | None = None,
         filled: tuple[tuple[tuple[str, ...], ...], str] = ((), ""),
+        owned: Any = None,
     ) -> None:
         self._traces = traces
         self._fields = fields
         self._filled = filled
+        self._owned = owned
         self._finder: Finder | None = None
         self._made = False
 
@@ -428,13 +434,23 @@ class Scrubber:
             self._finder, self._made = finder_of(*self._traces.joined_forms()), True
         return self._finder
 
-    def _data_columns(self, data: Any, finder: Finder) -> list[Column]:
-        """The data's strings that may hold a trace (``planned``, else ``columns``)."""
+    def _data_columns(self, data: Any, finder: Finder, built: bool) -> list[Column]:
+        """The data's strings that may hold a trace (``planned``, else ``columns``);
+        ``built``: the data is masking's own."""
         if self._fields is None:
             return columns(data, finder.shortest)
         paths, text = self._filled
         skip = () if finder.hits(text) else paths
-        return planned(data, self._fields, finder.shortest, skip, measure=not finder.cheap)
+        measure = not finder.cheap
+        return planned(data, self._fields, finder.shortest, skip, measure, built)
+
+    def _built_path(self, path: tuple[str, ...]) -> bool:
+        """Whether ``path`` leads through the schema's nested models to one of their
+        fields: every container on it is one masking built."""
+        known: Any = self._fields
+        for key in path[:-1]:
+            known = known.get(key) if isinstance(known, dict) else None
+        return isinstance(known, dict) and path[-1] in known
 
     def _text(self, text: str) -> str:
         """``text`` with every trace replaced; ``text`` itself where none occurs."""
@@ -460,8 +476,11 @@ class Scrubber:
         if finder is None:  # no value long enough to search for
             return view
         rows = len(view.data) if isinstance(view.data, list) else 0
+        in_place = self._owned is not None and view.data is self._owned
+        owned = self._built_path if in_place else None
         with collector_paused(rows):  # its copies would trigger collections of every row
-            data = scrubbed_data(view.data, finder, self._data_columns(view.data, finder))
+            found = self._data_columns(view.data, finder, in_place)
+            data = scrubbed_data(view.data, finder, found, owned)
         text = self._text
 
         def block(ui: UIBlock) -> UIBlock:

@@ -19,6 +19,7 @@ from mcpfusion._present.redaction import (
     _rebuilt,
     parse_path,
 )
+from mcpfusion._present.text_fields import text_fields
 from mcpfusion._wire.parts import ResponseView, Suggestion, UIBlock
 
 
@@ -280,6 +281,46 @@ def test_data_rewrites_only_rows_holding_a_trace() -> None:
     ]
     assert data[1] is rows[1] and data[0]["who"] is not rows[0]["who"]
     assert rows[0]["note"] == "call 5551234 now" and rows[2]["who"][0]["memo"] == "list 5551234"
+
+
+class _Memo(BaseModel):
+    memo: str
+
+
+class _Noted(BaseModel):
+    note: str
+    owner: _Memo
+    loose: Any
+
+
+def test_owned_data_is_rewritten_in_place_along_the_schema_and_copied_below_any() -> None:
+    """Masking's own rows take their new strings in place; an Any-typed dict is copied."""
+    loose = {"memo": "x 5551234"}
+    owner = {"memo": "ring 5551234"}
+    rows: list[Any] = [
+        {"note": "call 5551234", "owner": owner, "loose": loose},
+        {"note": "quiet", "owner": {"memo": "5551234"}, "loose": {"memo": "q"}},
+    ]
+    second = rows[1]
+    traces = Traces()
+    traces.add(["5551234"], "[R]")
+    data = Scrubber(traces, text_fields(_Noted), owned=rows).view(ResponseView(rows)).data
+    assert data is rows
+    assert rows == [
+        {"note": "call [R]", "owner": {"memo": "ring [R]"}, "loose": {"memo": "x [R]"}},
+        {"note": "quiet", "owner": {"memo": "[R]"}, "loose": {"memo": "q"}},
+    ]
+    assert rows[0]["owner"] is owner and rows[1] is second
+    assert loose == {"memo": "x 5551234"}
+
+
+def test_a_builder_s_data_is_never_written_by_its_build() -> None:
+    """Rows a caller holds through ``builder()`` keep their strings; only the sent copy changes."""
+    view = Presenter("Noted", _Noted, redact=["owner.memo"])
+    built = view.builder([{"note": "mail bob@x.io", "owner": {"memo": "bob@x.io"}, "loose": 1}])
+    response = built.build()
+    assert require_view(response).data[0]["note"] == "mail [REDACTED]"
+    assert built.data[0]["note"] == "mail bob@x.io"
 
 
 def test_scrubbed_copies_only_what_changes() -> None:
