@@ -16,8 +16,9 @@ from mcpfusion._present.failures import SENT_LIMIT, cut
 from mcpfusion._present.masking import Mask, as_mapping, collector_paused
 from mcpfusion._present.omission import Plan as Omission
 from mcpfusion._present.paging import Page, PageCut, Pager, paged
-from mcpfusion._present.redaction import Redaction, Scrubber, Traces
+from mcpfusion._present.redaction import Redaction, Traces
 from mcpfusion._present.response import ToolResponse
+from mcpfusion._present.scrubber import Scrubber
 from mcpfusion._present.style import Style, style_of
 from mcpfusion._present.text_fields import WALK, Fields
 from mcpfusion._wire.datablock import select_fields
