@@ -12,7 +12,8 @@ from typing import Any, Final, Literal, Protocol, Self, TypeVar, overload
 from mcpfusion._errors import DefinitionError
 from mcpfusion._present.style import Style
 from mcpfusion._tools.action import Action
-from mcpfusion._tools.client import Confirm, Feature
+from mcpfusion._tools.client import Feature
+from mcpfusion._tools.client_needs import Confirm
 from mcpfusion._tools.definition import NAME_PATTERN, TaskBegins, TaskMode
 from mcpfusion._tools.icon import Icon, icons_of, optional_text
 from mcpfusion._tools.listing import Listing
