@@ -33,7 +33,8 @@ from mcpfusion._surface.prompt import Message, Prompt, assistant, messages_from_
 from mcpfusion._surface.resource import Resource
 from mcpfusion._surface.surface import PromptResult, ReadResult, SurfaceError
 from mcpfusion._tools.caller_state import CallerState
-from mcpfusion._tools.client import Confirm, Elicitation, Root, Sampled
+from mcpfusion._tools.client import Elicitation, Root, Sampled
+from mcpfusion._tools.client_needs import Confirm
 from mcpfusion._tools.context import Context, Request
 from mcpfusion._tools.icon import Icon
 from mcpfusion._tools.tool import Tool

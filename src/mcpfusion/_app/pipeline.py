@@ -34,7 +34,8 @@ from mcpfusion._present.statesync import with_invalidation
 from mcpfusion._surface.surface import Outcome
 from mcpfusion._tools.action import Action
 from mcpfusion._tools.catalog import Catalog, Route
-from mcpfusion._tools.client import ClientChannel, ClientLacks, InputNeeded, before_running
+from mcpfusion._tools.client import ClientChannel, ClientLacks, InputNeeded
+from mcpfusion._tools.client_needs import before_running
 from mcpfusion._tools.context import (
     NO_META,
     TOOL_CALL,

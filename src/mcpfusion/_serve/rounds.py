@@ -18,7 +18,8 @@ from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY
 from pydantic import ValidationError
 
 from mcpfusion._serve.channel import R
-from mcpfusion._tools.client import CONFIRM_PREFIX, ClientLacks, InputNeeded
+from mcpfusion._tools.client import ClientLacks, InputNeeded
+from mcpfusion._tools.client_needs import CONFIRM_PREFIX
 
 __all__ = ["Rounds", "input_required", "missing_capability"]
 

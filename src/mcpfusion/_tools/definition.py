@@ -11,7 +11,8 @@ from mcpfusion._present.plan import Plan
 from mcpfusion._present.presenter import Presenter
 from mcpfusion._present.statesync import check_freshness, check_patterns
 from mcpfusion._present.style import APP_DEFAULT, Style
-from mcpfusion._tools.client import Confirm, Feature, confirm_option, features_option
+from mcpfusion._tools.client import Feature
+from mcpfusion._tools.client_needs import Confirm, confirm_option, features_option
 from mcpfusion._tools.declared import DeclaredSchema
 from mcpfusion._tools.pool import Pace
 from mcpfusion._tools.signature import (

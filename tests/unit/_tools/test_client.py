@@ -1,4 +1,4 @@
-"""The client channel's core side: logs, questions, sampling, options, the fake client."""
+"""The client channel's core side: logs, questions, sampling, the fake client."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from mcpfusion import Confirm, Context, DefinitionError, Fusion, ToolError, response, success
+from mcpfusion import Context, Fusion, ToolError, response, success
 from mcpfusion._present.statesync import with_invalidation
 from mcpfusion._tools.client import LOG_MESSAGE_LIMIT, elicitation_schema
 from mcpfusion.testing import FakeClient, FusionTester
@@ -124,17 +124,6 @@ async def test_sampling_checks_its_messages() -> None:
 
     failed = await FusionTester(_app(bad), client=client).call("t", "go")
     assert failed.error_code == "INTERNAL_ERROR"
-
-
-def test_action_options_are_checked_where_written() -> None:
-    """confirm= and requires_client= reject what they cannot mean."""
-    tool = Fusion("t").tool("t")
-    with pytest.raises(DefinitionError, match="confirm= takes True, a message or a Confirm"):
-        tool.action("a", confirm=3)(lambda: None)  # type: ignore[call-overload]
-    with pytest.raises(DefinitionError, match="requires_client names 'telepathy'"):
-        tool.action("b", requires_client=["telepathy"])(lambda: None)  # type: ignore[list-item]
-    with pytest.raises(DefinitionError, match="'refuse' or 'proceed'"):
-        Confirm(unsupported="maybe")  # type: ignore[arg-type]
 
 
 def test_the_fake_client_declares_what_it_has_a_script_for() -> None:
