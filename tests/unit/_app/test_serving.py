@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 from starlette.applications import Starlette
 
@@ -14,3 +16,9 @@ def test_fusion_serving_methods_delegate() -> None:
     assert isinstance(app.asgi_app(path="/x"), Starlette)
     with pytest.raises(ValueError, match="transport must be 'stdio' or 'http'"):
         app.run("sse")  # type: ignore[arg-type]
+
+
+def test_call_tool_stays_an_async_method() -> None:
+    """``Fusion.call_tool`` is an ``async def``: frameworks that inspect a handler before
+    awaiting it (mounted apps, adapters) see a coroutine function."""
+    assert inspect.iscoroutinefunction(Fusion.call_tool)
