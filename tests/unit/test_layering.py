@@ -45,7 +45,7 @@ LAYERS: tuple[frozenset[str], ...] = (
 ALLOWED: dict[tuple[str, str], str] = {
     # app.run() and app.asgi_app() serve through the public façade (a deferred import),
     # and annotate with its HttpOptions (type-only): the app's one edge to serving.
-    ("mcpfusion._app.app", "mcpfusion.server"): "the app.run() façade edge",
+    ("mcpfusion._app.serving", "mcpfusion.server"): "the app.run() façade edge",
 }
 """The only edge up the order; it is no import at the top of a module."""
 

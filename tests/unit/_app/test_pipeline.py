@@ -3,7 +3,6 @@ middleware, timeouts and suggestion checks exactly as tool calls do."""
 
 from __future__ import annotations
 
-import inspect
 import logging
 from typing import Any
 
@@ -308,25 +307,6 @@ def test_a_call_made_outside_the_pipeline_names_no_action_options() -> None:
     )
 
 
-async def test_a_middleware_passing_on_a_call_of_its_own_fails_readably() -> None:
-    """The chain's endpoint runs only a Call the pipeline made; another one is an error
-    result naming nothing internal, and the handler does not run."""
-    app = _notes()
-    ran: list[str] = []
-    app.tool("side").action("effect")(lambda: ran.append("ran"))
-
-    async def swap(call: Call, call_next: Next) -> Any:
-        fresh = Call(
-            call.tool, call.action, call.arguments, call.identity, {}, None, None, None, None
-        )
-        return await call_next(fresh)
-
-    app.middleware(swap)
-    result = await FusionTester(app).call("side", "effect")
-    assert result.error_code == "INTERNAL_ERROR" and ran == []
-    assert result.error is not None and "Call(" not in result.error.message
-
-
 async def test_a_tool_disabled_after_the_pipeline_is_built_is_unknown_to_calls() -> None:
     """The pipeline reads the app's toggles at call time: a disabled tool is UNKNOWN_TOOL
     and is left out of the tools the error offers."""
@@ -340,9 +320,3 @@ async def test_a_tool_disabled_after_the_pipeline_is_built_is_unknown_to_calls()
     assert missing.error is not None and missing.error.available_actions == ("notes",)
     await app.tools["misc"].enable()
     assert (await app.call_tool("misc_ping", {})).blocks == ("pong",)
-
-
-def test_call_tool_stays_an_async_method() -> None:
-    """``Fusion.call_tool`` is an ``async def``: frameworks that inspect a handler before
-    awaiting it (mounted apps, adapters) see a coroutine function."""
-    assert inspect.iscoroutinefunction(Fusion.call_tool)

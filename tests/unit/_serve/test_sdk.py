@@ -425,14 +425,6 @@ def test_asgi_app_routes_the_exact_path() -> None:
     assert route.path == "/rpc"
 
 
-def test_fusion_serving_methods_delegate() -> None:
-    """``Fusion.asgi_app`` builds the adapter's app; ``run`` rejects an unknown transport."""
-    app = Fusion("demo")
-    assert isinstance(app.asgi_app(path="/x"), Starlette)
-    with pytest.raises(ValueError, match="transport must be 'stdio' or 'http'"):
-        app.run("sse")  # type: ignore[arg-type]
-
-
 def test_the_list_notices_an_app_can_send_are_advertised() -> None:
     """A Fusion app, which announces its tool and prompt changes, says listChanged true for
     both (on every transport: they all take these options); an app that cannot says false."""
