@@ -21,7 +21,8 @@ from mcpfusion._errors import DefinitionError
 from mcpfusion._identity import Identity
 from mcpfusion._present.response import ToolResponse
 from mcpfusion._present.style import MODEL_DEFAULT, Audience, Style
-from mcpfusion._surface.surface import Surface, SurfaceRequest
+from mcpfusion._surface.outcome import SurfaceRequest
+from mcpfusion._surface.surface import Surface
 from mcpfusion._tools.caller_state import APP_CALLER_STORE, MemoryCallerStore
 from mcpfusion._tools.catalog import DEFINITIONS, Catalog, Definitions
 from mcpfusion._tools.client import ClientChannel
