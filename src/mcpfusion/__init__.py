@@ -29,9 +29,9 @@ from mcpfusion._present.response import (
     view_of,
 )
 from mcpfusion._serve.options import HttpOptions
+from mcpfusion._surface.outcome import PromptResult, ReadResult, SurfaceError
 from mcpfusion._surface.prompt import Message, Prompt, assistant, messages_from_view, user
 from mcpfusion._surface.resource import Resource
-from mcpfusion._surface.surface import PromptResult, ReadResult, SurfaceError
 from mcpfusion._tools.caller_state import CallerState
 from mcpfusion._tools.client import Elicitation, Root, Sampled
 from mcpfusion._tools.client_needs import Confirm

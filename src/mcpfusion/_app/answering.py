@@ -15,7 +15,7 @@ from mcpfusion._present.failures import from_exception, timed_out
 from mcpfusion._present.paging import Pager
 from mcpfusion._present.response import ToolResponse, view_of
 from mcpfusion._present.statesync import with_invalidation
-from mcpfusion._surface.surface import Outcome
+from mcpfusion._surface.outcome import Outcome
 from mcpfusion._tools.action import Action
 from mcpfusion._tools.catalog import Catalog, Route
 from mcpfusion._tools.client import ClientLacks, InputNeeded

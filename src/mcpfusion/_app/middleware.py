@@ -25,7 +25,7 @@ from mcpfusion._tools.context import (
 )
 
 if TYPE_CHECKING:
-    from mcpfusion._surface.surface import Outcome
+    from mcpfusion._surface.outcome import Outcome
     from mcpfusion._tools.action import Action
     from mcpfusion._tools.client import ClientChannel
 

@@ -26,7 +26,7 @@ from mcpfusion._present.failures import (
 )
 from mcpfusion._present.paging import Pager
 from mcpfusion._present.response import ToolResponse
-from mcpfusion._surface.surface import Outcome
+from mcpfusion._surface.outcome import Outcome
 from mcpfusion._tools.action import Action
 from mcpfusion._tools.catalog import Catalog, Route
 from mcpfusion._tools.client import ClientChannel

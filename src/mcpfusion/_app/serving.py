@@ -12,7 +12,7 @@ from mcpfusion._app.pipeline import Pipeline, tenant_of
 from mcpfusion._app.workflow import Workflow
 from mcpfusion._identity import Identity
 from mcpfusion._present.response import ToolResponse
-from mcpfusion._surface.surface import SurfaceRequest
+from mcpfusion._surface.outcome import SurfaceRequest
 from mcpfusion._tools.caller_state import APP_CALLER_STORE, MemoryCallerStore
 from mcpfusion._tools.catalog import Catalog
 from mcpfusion._tools.client import ClientChannel

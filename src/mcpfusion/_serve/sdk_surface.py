@@ -17,7 +17,8 @@ from mcpfusion._serve.http.bearer import identity_of
 from mcpfusion._serve.paging import page, page_size_of
 from mcpfusion._serve.rounds import input_required
 from mcpfusion._serve.sdk_client import ClientHub, SdkClient
-from mcpfusion._surface.surface import Surface, SurfaceError
+from mcpfusion._surface.outcome import SurfaceError
+from mcpfusion._surface.surface import Surface
 from mcpfusion._tools.client import InputNeeded
 from mcpfusion._wire.repair import repaired
 

@@ -14,7 +14,7 @@ import anyio
 from mcpfusion._app.app import Fusion
 from mcpfusion._app.pipeline import tenant_of
 from mcpfusion._identity import Identity, scopes_of
-from mcpfusion._surface.surface import PromptResult, ReadResult
+from mcpfusion._surface.outcome import PromptResult, ReadResult
 from mcpfusion._tools.client import ClientChannel
 from mcpfusion._tools.context import ContextFactory
 from mcpfusion._tools.schema import DISCRIMINATOR

@@ -20,7 +20,7 @@ from mcpfusion import (
     messages_from_view,
     success,
 )
-from mcpfusion._surface.surface import SurfaceError
+from mcpfusion._surface.outcome import SurfaceError
 from mcpfusion.middleware import Call, Next, audit_log, rate_limit
 from mcpfusion.testing import FusionTester
 

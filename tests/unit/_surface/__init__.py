@@ -1,1 +1,1 @@
-"""Unit tests of ``mcpfusion._surface.surface``."""
+"""Unit tests of ``mcpfusion._surface``."""

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from mcpfusion import DefinitionError, Fusion, Presenter, ui
 from mcpfusion._renderer import APP_MIME_TYPE, diagram_parts, renderer_document
-from mcpfusion._surface.surface import SurfaceError
+from mcpfusion._surface.outcome import SurfaceError
 from mcpfusion._surface.ui_app import emits_ui, part_uris
 from mcpfusion.server import build_server
 from mcpfusion.testing import FusionTester
