@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from mcpfusion import DefinitionError, Fusion, Presenter, Suggestion, require_view, ui
+from mcpfusion.testing import FusionTester
 
 
 class Line(BaseModel):
@@ -161,6 +162,34 @@ def test_a_censor_function_and_none() -> None:
     assert found.data["customer"]["email"] == "***@example.com"
     assert found.data["lines"][0]["cost"] == "[REDACTED]"
     assert found.system_rules == ("Mail ***@example.com",)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("censor", ["[REDACTED]", lambda value: "***" + str(value)[-2:]])
+async def test_a_page_s_structured_content_carries_what_the_text_carries(censor: Any) -> None:
+    """SPEC §16 with §5.4: a page's structuredContent holds no trace the data block hides."""
+    view = Presenter("Visit", Visit, redact=["owner_phone"], censor=censor, limit=1)
+    app = Fusion("clinic", cursor_secret="s16 paging conformance secret, 32+ bytes")
+    visits = app.tool("visits", description="Visits.")
+
+    @visits.action("list", read_only=True, returns=view, paging=True)
+    def list_visits() -> list[dict[str, Any]]:
+        """Every visit, paged."""
+        return [
+            {
+                "pet": "Tom",
+                "owner_phone": "+351 900 000 001",
+                "note": "ring +351 900 000 001",
+                "tags": ["+351 900 000 001"],
+            },
+            {"pet": "Rex", "owner_phone": "+351 912 345 678", "note": "ok", "tags": []},
+        ]
+
+    result = await FusionTester(app).call("visits", "list")
+    assert result.structured_content is not None
+    sent = json.dumps(result.structured_content, ensure_ascii=False)
+    assert "900 000" not in sent and "900 000" not in "\n".join(result.response.blocks)
+    assert result.structured_content["items"] == require_view(result.response).data
 
 
 def test_short_values_are_not_searched() -> None:

@@ -53,7 +53,7 @@ class Answering:
         than awaiting it here (0.3 µs of ``benchmarks/call.py``'s ``secured`` case).
         """
         if call._rejection is not None:
-            return _given(call._rejection)
+            return given(call._rejection)
         action, kwargs, factory = call._definition, call._kwargs, call._factory
         if action is None or kwargs is None or factory is None:
             raise TypeError(f"{call!r} names no action to run: only dispatch() makes one that does")
@@ -170,7 +170,7 @@ def _is_cancellation(exc: BaseException) -> bool:
     return isinstance(exc, cancelled)
 
 
-async def _given(response: ToolResponse) -> ToolResponse:
+async def given(response: ToolResponse) -> ToolResponse:
     """``response``, as the awaitable a step hands back (``Pipeline``'s refusals too)."""
     return response
 

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from mcpfusion._app.answering import Answering, Capped, _given
+from mcpfusion._app.answering import Answering, Capped, given
 from mcpfusion._app.concurrency import Running
 from mcpfusion._app.exposure import Progressive
 from mcpfusion._app.lifespan import Lifespan
@@ -137,12 +137,12 @@ class Pipeline(Answering):
                 tenant = tenant_of(identity)
                 routes = catalog.routes
                 visible = [n for n in visible if routes[n].tool.enabled_for(tenant)]
-            return _given(unknown_tool(name, visible)), None
+            return given(unknown_tool(name, visible)), None
         tool, action = route.tool, route.action
         # type() first: Mapping is an ABC, whose isinstance costs 0.2 µs.
         if type(arguments) is not dict and not isinstance(arguments, Mapping | None):
             target = f"{tool.name}/{action.name}" if action else tool.name
-            return _given(validation_failure(target, [arguments_problem(arguments)])), None
+            return given(validation_failure(target, [arguments_problem(arguments)])), None
         args = dict(arguments) if arguments else {}
         if action is None:
             chosen = args.pop(DISCRIMINATOR, _ABSENT)
@@ -151,9 +151,9 @@ class Pipeline(Answering):
                 scopes = scopes_of(identity)
                 visible = catalog.visible_actions(route, scopes)
                 if chosen is _ABSENT:
-                    return _given(missing_discriminator(route.name, visible)), None
+                    return given(missing_discriminator(route.name, visible)), None
                 elsewhere = catalog.visible_elsewhere(route, scopes)
-                return _given(unknown_action(route.name, chosen, visible, elsewhere)), None
+                return given(unknown_action(route.name, chosen, visible, elsewhere)), None
         factory = context or self._factory
         meta = meta or NO_META
         app = self._app
@@ -324,7 +324,7 @@ class Pipeline(Answering):
             if rejection is not None:
                 if checked is not None:
                     rejection = self.catalog.targets.checked(rejection, checked)
-                return _given(rejection)
+                return given(rejection)
             request = None
             if (  # ``_reads_request``, without its frame
                 not action.without_request

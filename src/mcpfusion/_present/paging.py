@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from mcpfusion._present.response import ToolResponse, structured_json, view_of, with_view
+from mcpfusion._present.response import ToolResponse, require_view, structured_json, with_view
 from mcpfusion._wire.datablock import to_jsonable
 from mcpfusion._wire.format import PAGE_HINT, PAGE_NOTICE, PAGE_NOTICE_OPEN
 
@@ -120,19 +120,19 @@ class PageCut:
         }
 
 
-def paged(response: ToolResponse, rows: Any, cut: PageCut, cursor: str | None) -> ToolResponse:
+def paged(response: ToolResponse, cut: PageCut, cursor: str | None) -> ToolResponse:
     """A page's response with ``structuredContent``: the rows as sent and what was cut.
 
-    Clients that read ``structuredContent`` instead of the text get the same rows (after
-    masking, redaction and ``_select``), strings neutralized as SPEC §7 requires there.
+    Clients that read ``structuredContent`` instead of the text get the same rows: the
+    response's view, after masking, redaction (its search of the data included) and
+    ``_select``, strings neutralized as SPEC §7 requires there.
     """
-    structured = {ITEMS_KEY: to_jsonable(rows), PAGE_KEY: cut.summary(cursor)}
+    view = require_view(response)
+    structured = {ITEMS_KEY: to_jsonable(view.data), PAGE_KEY: cut.summary(cursor)}
     # The data block holds every string of these rows: with no "<" there (raw or written
     # inert) and no U+FFFD (a lone surrogate's), none needs neutralizing, the common case,
     # which then skips serializing the rows a second time.
     shown = response.blocks[0] if response.blocks else "<"
     if any(mark in shown for mark in _MARKS):
         structured, _ = structured_json(structured)
-    view = view_of(response)
-    sent = dataclasses.replace(response, structured_content=structured)
-    return sent if view is None else with_view(sent, view)
+    return with_view(dataclasses.replace(response, structured_content=structured), view)

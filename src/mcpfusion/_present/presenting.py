@@ -119,7 +119,7 @@ class Presenting:
         with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
             built, cut = self._builder(data, ctx, select, style, page, owned=True)
             response = built.build()
-        return response if cut is None else paged(response, built.data, *cut)
+        return response if cut is None else paged(response, *cut)
 
     def builder(
         self,
@@ -148,7 +148,8 @@ class Presenting:
         """``builder``'s work, and for a page what was cut and the next cursor.
 
         ``owned``: the builder stays the framework's (``present``), so what masking made
-        is never seen by the caller before it is sent, and redaction may write into it.
+        is never seen by the caller before it is sent, and redaction may write into it,
+        unless a censor function placed its own objects there.
         """
         cut = None
         with collector_paused(len(data) if isinstance(data, list | tuple) else 0):
@@ -163,7 +164,8 @@ class Presenting:
                 built.data = self._finished(built.data, traces)
         built.data = select_fields(built.data, self.select_keys, select)
         if traces:
-            built.finishing(self._scrubber(traces, built.data if owned else None).view)
+            writable = owned and (self._redaction is None or self._redaction.places_text)
+            built.finishing(self._scrubber(traces, built.data if writable else None).view)
         app = style_of(ctx) if style is None else style
         own = self.style  # the Presenter's choices first, then the app's, then the defaults
         built.data_format = own.data_format or app.data_format or "json"
@@ -171,7 +173,7 @@ class Presenting:
         built.user_ui = (own.ui_audience or app.ui_audience) == "user"
         return built, cut
 
-    def _scrubber(self, traces: Traces, owned: Any) -> Scrubber:
+    def _scrubber(self, traces: Traces, owned: object | None) -> Scrubber:
         """The search for ``traces``, reading only the fields the schema says hold text;
         an embed's key holds its child's data, which is walked. ``owned`` is the data
         masking made, if it may be written in place (``Scrubber``)."""

@@ -1,11 +1,10 @@
-"""Redaction (SPEC §16): censored values in the data, and their traces everywhere else.
+"""Redaction (SPEC §16): the redacted paths, their censor, and the values they replaced.
 
 A Presenter names the fields to redact by path: ``ssn``, ``*.email`` (``*`` is any key),
 ``lines[*].cost`` (``[*]`` is any list item). Callbacks run on the real values; then each
-redacted value of the rows in view is replaced in the data by the censor's output, and its
-exact string form (strings of 4+ characters, numbers of 4+ digits) is searched for in the
-data's other strings (a phone typed into a note) and every other part of the response, and
-replaced there too, whatever a callback or the data did with it.
+redacted value of the rows in view is replaced in the data by the censor's output and
+recorded (``Traces``), for ``scrubber.Scrubber`` to search for its exact string form in the
+data's other strings (a phone typed into a note) and every other part of the response.
 """
 
 from __future__ import annotations
@@ -180,6 +179,12 @@ class Redaction:
             for path, steps in zip(self._written, self.paths, strict=True)
             if steps[0] not in (_ANY, *keys)
         ]
+
+    @property
+    def places_text(self) -> bool:
+        """Whether every value censored becomes the fixed text, never an object a censor
+        function returned (which may be shared: a constant, another call's value)."""
+        return isinstance(self._censor, str)
 
     def filled(self) -> tuple[tuple[tuple[str, ...], ...], str]:
         """The paths through keys only, which ``censor`` fills with one fixed text, and

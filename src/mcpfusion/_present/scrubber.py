@@ -47,7 +47,7 @@ class Scrubber:
         traces: Traces,
         fields: Fields | None = None,
         filled: tuple[tuple[tuple[str, ...], ...], str] = ((), ""),
-        owned: Any = None,
+        owned: object | None = None,
     ) -> None:
         self._traces = traces
         self._fields = fields

@@ -157,3 +157,43 @@ def test_a_nul_inside_a_string_of_the_data_is_no_separator() -> None:
     data = Scrubber(traces).view(ResponseView(rows)).data
     assert data == [{"b": "x\0y [R]"}, {"b": "[R]"}, rows[2]]
     assert data[2] is rows[2]
+
+
+class _Contact(BaseModel):
+    text: str
+
+
+class _Called(BaseModel):
+    phone: str
+    contact: _Contact
+
+
+def test_what_a_censor_function_returns_is_never_written_into() -> None:
+    """A censor's shared output (a constant dict) keeps its text; the sent copy is scrubbed."""
+    placeholder = {"text": "withheld; ask about 555-0100"}
+
+    def censor(value: Any) -> Any:
+        return placeholder if isinstance(value, dict) else "***" + value[-4:]
+
+    view = Presenter("Called", _Called, redact=["phone", "contact"], censor=censor)
+    sent = require_view(view.present([{"phone": "555-0100", "contact": {"text": "a"}}])).data
+    assert sent[0]["contact"] == {"text": "withheld; ask about ***0100"}
+    assert placeholder == {"text": "withheld; ask about 555-0100"}
+
+
+class _Filed(BaseModel):
+    phone: str
+    note: str
+    extra: Any
+
+
+def test_present_scrubs_its_own_rows_and_never_a_value_passed_through() -> None:
+    """A trace in an Any-typed value is scrubbed in a copy: the caller's dict keeps its text."""
+    shared = {"memo": "ring 555-0100"}
+    rows = [{"phone": "555-0100", "note": "call 555-0100", "extra": shared}]
+    view = Presenter("Filed", _Filed, redact=["phone"])
+    sent = require_view(view.present(rows)).data
+    assert sent == [
+        {"phone": "[REDACTED]", "note": "call [REDACTED]", "extra": {"memo": "ring [REDACTED]"}}
+    ]
+    assert shared == {"memo": "ring 555-0100"} and rows[0]["note"] == "call 555-0100"

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpfusion import SerializationError, UIBlock, ui
-from mcpfusion._present.ui import _CHUNK_ROWS
+from mcpfusion._present.ui import _CHUNK_ROWS, _FEW_ROWS
 from mcpfusion._wire.format import fold_lines, ui_passthrough
 
 
@@ -94,6 +94,25 @@ def test_table_writes_each_cell_as_a_cell_at_a_time_would(
     """A few rows cell by cell, more column-wise (text, numbers, mixed, escaped): one rule."""
     width = len(rows[0]) if rows else data.draw(st.integers(min_value=1, max_value=4))
     headers = data.draw(st.lists(_CELLS, min_size=width, max_size=width))
+    assert ui.table(headers, rows).content == _table_cell_by_cell(headers, rows)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=4).flatmap(
+        lambda width: st.lists(
+            st.lists(_CELLS, min_size=width, max_size=width),
+            min_size=_FEW_ROWS + 1,
+            max_size=_FEW_ROWS + 16,
+        )
+    ),
+    st.data(),
+)
+def test_more_than_a_few_rows_are_written_column_wise_by_the_same_rule(
+    rows: list[list[Any]], data: st.DataObject
+) -> None:
+    """Past the few rows written cell by cell, the column-wise way gives the same text."""
+    headers = data.draw(st.lists(_CELLS, min_size=len(rows[0]), max_size=len(rows[0])))
     assert ui.table(headers, rows).content == _table_cell_by_cell(headers, rows)
 
 
