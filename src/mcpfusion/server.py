@@ -9,7 +9,6 @@ app in several processes.
 from __future__ import annotations
 
 import contextlib
-import functools
 
 import anyio
 
@@ -51,5 +50,11 @@ def run_stdio(app: ServableApp) -> None:
 
 async def _run_stdio(app: ServableApp) -> None:
     async with contextlib.AsyncExitStack() as lifespan:
-        await lifespan.enter_async_context(app.running())
-        await until_signalled(functools.partial(serve_stdio, app), on_stuck=lifespan.aclose)
+
+        async def serve() -> None:
+            await lifespan.enter_async_context(app.running())
+            await serve_stdio(app)
+
+        # Signals are received before the lifespan starts: one that comes while it starts
+        # stops it too, where it used to kill the process with its shutdown never run.
+        await until_signalled(serve, on_stuck=lifespan.aclose)

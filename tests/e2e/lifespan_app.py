@@ -7,6 +7,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
+
 from mcpfusion import Context, Fusion
 
 LOG = Path(os.environ.get("LIFESPAN_LOG", os.devnull))
@@ -17,11 +19,16 @@ def _note(event: str) -> None:
         log.write(f"{event} {os.getpid()}\n")
 
 
+START_SECONDS = float(os.environ.get("LIFESPAN_START_SECONDS", "0"))
+"""How long the lifespan takes to start after recording it (a test's signal lands there)."""
+
+
 @asynccontextmanager
 async def lifespan(app: Fusion) -> AsyncIterator[dict[str, int]]:
     """Records start and stop around serving."""
     _note("start")
     try:
+        await anyio.sleep(START_SECONDS)
         yield {"calls": 0}
     finally:
         _note("stop")

@@ -53,6 +53,30 @@ async def test_stdio_server_shuts_its_lifespan_down_on_sigterm(tmp_path: Path) -
     assert events(log) == ["start", "stop"]
 
 
+async def test_a_sigterm_while_the_lifespan_starts_still_runs_its_shutdown(
+    tmp_path: Path,
+) -> None:
+    """Over stdio: a signal during the lifespan's start stops it too; exit status 0."""
+    log = tmp_path / "lifespan.log"
+    with subprocess.Popen(
+        [*servers.CLI_MODULE, "run", TARGET],
+        cwd=servers.REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "LIFESPAN_LOG": str(log), "LIFESPAN_START_SECONDS": "30"},
+    ) as process:
+        try:
+            with anyio.fail_after(30):
+                await wait_for(log, "start")
+                os.kill(process.pid, signal.SIGTERM)
+                await anyio.to_thread.run_sync(process.wait)
+        finally:
+            servers.stop(process)
+    assert process.returncode == 0
+    assert events(log) == ["start", "stop"]
+
+
 async def test_http_server_runs_the_lifespan_once_and_stops_on_sigterm(tmp_path: Path) -> None:
     """Over HTTP: one start for many sessions sharing the state, one stop on SIGTERM."""
     log = tmp_path / "lifespan.log"

@@ -15,6 +15,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Final
 
 import anyio
+from anyio.abc import TaskStatus
 
 from mcpfusion._tools.context import NOT_STARTED
 
@@ -126,8 +127,9 @@ async def until_signalled(
                 finished.set()
                 group.cancel_scope.cancel()
 
-        async def watch() -> None:
+        async def watch(*, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
             with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                task_status.started()
                 async for received in signals:
                     logger.info("received %s: shutting down", signal.Signals(received).name)
                     serving.cancel()
@@ -140,7 +142,7 @@ async def until_signalled(
                         os._exit(0)
                     return
 
-        group.start_soon(watch)
+        await group.start(watch)  # serving starts once a signal can no longer kill it
         group.start_soon(run)
 
 
