@@ -50,11 +50,18 @@ def run_stdio(app: ServableApp) -> None:
 
 async def _run_stdio(app: ServableApp) -> None:
     async with contextlib.AsyncExitStack() as lifespan:
+        failed: list[Exception] = []
 
         async def serve() -> None:
-            await lifespan.enter_async_context(app.running())
+            try:
+                await lifespan.enter_async_context(app.running())
+            except Exception as exc:  # raised as itself below, not in a task group's group
+                failed.append(exc)
+                return
             await serve_stdio(app)
 
         # Signals are received before the lifespan starts: one that comes while it starts
         # stops it too, where it used to kill the process with its shutdown never run.
         await until_signalled(serve, on_stuck=lifespan.aclose)
+        if failed:
+            raise failed[0]
