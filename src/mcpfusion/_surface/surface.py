@@ -18,7 +18,6 @@ from mcpfusion._errors import DefinitionError
 from mcpfusion._identity import Identity, scopes_of
 from mcpfusion._present.failures import preview
 from mcpfusion._present.response import ToolResponse
-from mcpfusion._present.style import Style
 from mcpfusion._surface.completion import Completer, completion
 from mcpfusion._surface.outcome import (
     Outcome,
@@ -32,32 +31,18 @@ from mcpfusion._surface.resource import Resource
 from mcpfusion._tools.action import Action
 from mcpfusion._tools.client import ClientChannel
 from mcpfusion._tools.context import NO_META, ContextFactory, RequestKind
+from mcpfusion._tools.decorator import Defaults
 from mcpfusion._tools.validation import field_problems
 
 T = TypeVar("T")
 
 
-class Owner(Protocol):
+class Owner(Defaults, Protocol):
     """What a surface needs from the app that holds it."""
 
     @property
     def name(self) -> str:
         """The app's name."""
-        ...
-
-    @property
-    def context_type(self) -> type | None:
-        """The class the app's context factory returns, for parameter injection."""
-        ...
-
-    @property
-    def state_type(self) -> type | None:
-        """The class of the app's state (its lifespan's yield), for parameter injection."""
-        ...
-
-    @property
-    def style(self) -> Style:
-        """The app's defaults for how responses are written."""
         ...
 
     async def _catalog_changed(self, tenant: str | None, listed: Literal["prompts"]) -> None:
